@@ -1,0 +1,19 @@
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install test clean
+
+install: $(BIN)/gatekeep
+
+$(BIN)/gatekeep: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+test: install
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

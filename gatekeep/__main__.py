@@ -1,0 +1,3 @@
+from gatekeep.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""Audit stage: one JSON line per decision, appended to audit.jsonl.
+
+Each record is written with a single write on a descriptor opened with
+O_APPEND, while holding an exclusive flock on that same descriptor: many
+processes can append at once and every line stays whole. The lock lives on
+the log itself (no extra lock file) and costs only the fcntl import, which
+matters on the hot path. The file is created private (0600).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Callable, Iterator
+
+FIELDS = (
+    "id", "ts", "command", "cwd", "tty", "pid", "user", "shell", "decision", "outcome",
+    "rule", "reason", "prompted", "answer", "timed_out", "policy_sha256",
+)
+
+
+def append(path: Path, record: dict) -> None:
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+def read_last(path: Path, count: int, keep: Callable[[dict], bool] = lambda r: True) -> list[dict]:
+    """The last `count` records that `keep` accepts, oldest first; lines that are not JSON are skipped.
+
+    Reads the file backwards in blocks, so a long log costs only what is shown.
+    """
+    found: list[dict] = []
+    if count <= 0 or not path.exists():
+        return found
+    with path.open("rb") as f:
+        for raw in _lines_backwards(f):
+            record = _decode(raw)
+            if record is not None and keep(record):
+                found.append(record)
+                if len(found) == count:
+                    break
+    return found[::-1]
+
+
+def _lines_backwards(f, block: int = 1 << 16) -> Iterator[bytes]:
+    """The file's non-empty lines, last first."""
+    position = f.seek(0, os.SEEK_END)
+    partial = b""  # the start of a line whose beginning lies in an earlier block
+    while position > 0:
+        step = min(block, position)
+        position -= step
+        f.seek(position)
+        lines = (f.read(step) + partial).split(b"\n")
+        partial = lines.pop(0)
+        yield from (line for line in reversed(lines) if line)
+    if partial:
+        yield partial
+
+
+def _records(lines) -> Iterator[dict]:
+    for raw in lines:
+        record = _decode(raw)
+        if record is not None:
+            yield record
+
+
+def _decode(raw: bytes) -> dict | None:
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def follow(path: Path, poll_seconds: float = 0.25) -> Iterator[dict]:
+    """Records appended after now, forever, like `tail -f` (survives the file being replaced)."""
+    import time
+
+    position = path.stat().st_size if path.exists() else 0
+    pending = b""
+    while True:
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size < position:  # truncated or replaced: start from its beginning
+            position, pending = 0, b""
+        if size > position:
+            with path.open("rb") as f:
+                f.seek(position)
+                chunk = f.read(size - position)
+            position += len(chunk)
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from _records(line for line in lines if line)
+        else:
+            yield None  # lets the caller notice Ctrl-C or stop between polls
+            time.sleep(poll_seconds)

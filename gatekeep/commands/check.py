@@ -1,0 +1,79 @@
+"""`gatekeep check`: vet one command line, record the decision, exit 0 (run) or 1 (blocked)."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import sys
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+from gatekeep import audit
+from gatekeep.display import visible
+from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, PolicyError
+from gatekeep.gate import evaluate, verdict_json
+from gatekeep.paths import get_paths
+from gatekeep.policy import load_policy
+
+
+def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None, quiet: bool) -> int:
+    paths = get_paths()
+    record = {
+        "id": str(uuid.uuid4()),
+        "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "command": line,
+        "cwd": cwd or os.getcwd(),
+        "tty": _tty(),
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "user": getpass.getuser(),
+        "shell": os.environ.get("GATEKEEP_SHELL") or os.path.basename(os.environ.get("SHELL", "")) or None,
+    }
+    try:
+        policy = load_policy(paths, policy_file)
+    except PolicyError as e:
+        record.update(decision="deny", outcome="deny", rule=None, reason=f"{e}; fix the policy to unblock",
+                      prompted=False, answer=None, timed_out=False, policy_sha256=None)
+        _audit(paths.audit_log, record)
+        print(f"gatekeep: blocked: {e}", file=sys.stderr)
+        return EXIT_ERROR
+
+    verdict = evaluate(line, policy)
+    # The terminal prompt arrives with the shell hooks; until then "ask" is answered as --no-prompt.
+    outcome = "allow" if verdict.decision == "allow" else "deny"
+    record.update(
+        decision=verdict.decision, outcome=outcome,
+        rule=verdict.rule.pattern if verdict.rule else None, reason=verdict.reason,
+        prompted=False, answer=None, timed_out=False, policy_sha256=policy.sha256,
+    )
+    _audit(paths.audit_log, record)
+
+    if as_json:
+        output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}
+        print(json.dumps(output, ensure_ascii=False))
+    elif outcome == "deny":
+        print(f"gatekeep: blocked ({verdict.decision}): {verdict.reason}", file=sys.stderr)
+        if verdict.suggestions:
+            hint = " ; ".join(f"gatekeep rules add '{s}'" for s in verdict.suggestions)
+            print(f"gatekeep: to allow it from now on: {visible(hint)}", file=sys.stderr)
+    elif not quiet:
+        print(f"gatekeep: {verdict.reason}", file=sys.stderr)
+    return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
+
+
+def _audit(path: Path, record: dict) -> None:
+    try:
+        audit.append(path, record)
+    except OSError as e:
+        raise FatalError(f"cannot write the audit log {path} ({e.strerror}); the line is blocked") from None
+
+
+def _tty() -> str | None:
+    for fd in (0, 1, 2):
+        try:
+            return os.ttyname(fd)
+        except OSError:
+            continue
+    return None

@@ -1,0 +1,87 @@
+"""`gatekeep rules add|list|remove|test`: manage and explain the policy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from gatekeep.display import visible
+from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
+from gatekeep.gate import evaluate, verdict_json
+from gatekeep.match import compile_rule
+from gatekeep.paths import get_paths
+from gatekeep.policy import load_policy
+
+
+def _target(policy_file: Path | None) -> Path:
+    return policy_file or get_paths().user_policy
+
+
+def rules_add(pattern: str, verdict: str, policy_file: Path | None) -> int:
+    from gatekeep.policy_edit import add_rule
+
+    try:
+        compile_rule(pattern, verdict, "user", "")
+    except ValueError as e:
+        raise FatalError(str(e)) from None
+    path = _target(policy_file)
+    result = add_rule(get_paths(), path, pattern, verdict)
+    messages = {"added": f"added {verdict} rule", "exists": f"{verdict} rule already present"}
+    message = messages.get(result, f"{verdict} rule {result}")
+    click.echo(f"{message}: '{visible(pattern)}' in {path}")
+    return EXIT_ALLOW
+
+
+def rules_remove(pattern: str, policy_file: Path | None) -> int:
+    from gatekeep.policy_edit import remove_rule
+
+    path = _target(policy_file)
+    removed = remove_rule(get_paths(), path, pattern)
+    if not removed:
+        click.echo(f"gatekeep: no rule '{visible(pattern)}' in {path}", err=True)
+        return EXIT_BLOCKED
+    click.echo(f"removed {', '.join(removed)} rule '{visible(pattern)}' from {path}")
+    return EXIT_ALLOW
+
+
+def rules_list(policy_file: Path | None, as_json: bool) -> int:
+    policy = load_policy(get_paths(), policy_file)
+    rules = [{"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path} for r in policy.rules]
+    default = {"verdict": policy.default, "layer": policy.default_layer.name, "path": str(policy.default_layer.path)}
+    if as_json:
+        click.echo(json.dumps({"default": default, "timeout": policy.timeout, "rules": rules}, ensure_ascii=False))
+        return EXIT_ALLOW
+    click.echo(f"default: {policy.default} (from the {default['layer']} policy, {default['path']})")
+    click.echo(f"timeout: {policy.timeout} s")
+    width = max((len(r["pattern"]) for r in rules), default=7)
+    for rule in rules:
+        click.echo(f"{rule['verdict']:<6} {visible(rule['pattern']):<{width}}  {rule['layer']}: {rule['path']}")
+    return EXIT_ALLOW
+
+
+def rules_test(line: str, policy_file: Path | None, as_json: bool) -> int:
+    """Explain the verdict; no prompt, no audit record."""
+    policy = load_policy(get_paths(), policy_file)
+    verdict = evaluate(line, policy)
+    if as_json:
+        data = verdict_json(verdict)
+        for entry, command in zip(data["commands"], verdict.commands):
+            entry["forms"] = [" ".join(f) for f in command.normalized.deny_forms]
+            entry["allow_form"] = " ".join(command.normalized.allow_form) if command.normalized.allow_form else None
+            entry["layer"] = command.rule.layer if command.rule else None
+            entry["why"] = command.why
+        click.echo(json.dumps({"command": line, **data}, ensure_ascii=False))
+        return EXIT_ALLOW
+    click.echo(f"verdict: {verdict.decision}: {verdict.reason}")
+    for n, command in enumerate(verdict.commands, 1):
+        normalized = command.normalized
+        click.echo(f"{n}. `{visible(command.text)}`  [{normalized.name or '-'}] -> {command.decision}, {command.why}")
+        forms = ", ".join(f"`{visible(' '.join(f))}`" for f in normalized.deny_forms)
+        click.echo(f"   deny/ask rules tried: {forms}")
+        allow_form = f"`{visible(' '.join(normalized.allow_form))}`" if normalized.allow_form else "none"
+        click.echo(f"   allow rules tried: {allow_form}")
+    for suggestion in verdict.suggestions:
+        click.echo(f"suggestion: gatekeep rules add '{visible(suggestion)}'")
+    return EXIT_ALLOW

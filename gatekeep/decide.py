@@ -1,0 +1,102 @@
+"""Decide stage: per-command matches -> one verdict for the whole line.
+
+Per command: a deny rule -> deny; else an ask rule -> ask; else, if the
+command cannot be allowed (dynamic command word, unsafe variable, parse
+problem) -> ask (or the default, if that is stricter); else an allow rule or
+the built-in read-only set -> allow; else the policy's default.
+
+For the line: deny if any command is denied, or if it defines a fork bomb
+(a function that runs itself twice or in a pipeline, which no pattern can express); else ask if any command asks or
+the parse was incomplete; else allow, which needs every command allowed.
+A line that runs no command is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gatekeep.display import visible
+from gatekeep.match import Matches, Rule
+from gatekeep.normalize import Normalized
+from gatekeep.parse import ParseResult
+from gatekeep.policy import Policy
+from gatekeep.readonly import is_read_only
+
+MAX_SUGGESTIONS = 5
+
+
+@dataclass(frozen=True)
+class CommandVerdict:
+    normalized: Normalized
+    decision: str
+    rule: Rule | None
+    why: str  # completes "`cmd` ..." in a sentence
+
+    @property
+    def text(self) -> str:
+        return self.normalized.command.text
+
+
+@dataclass(frozen=True)
+class LineVerdict:
+    decision: str
+    reason: str
+    rule: Rule | None
+    commands: tuple[CommandVerdict, ...]
+    suggestions: tuple[str, ...]
+
+
+def decide(parsed: ParseResult, normalized: list[Normalized], matches: list[Matches], policy: Policy) -> LineVerdict:
+    verdicts = tuple(_decide_command(n, m, policy) for n, m in zip(normalized, matches))
+    suggestions = _suggestions(verdicts)
+    bomb = next((f for f in parsed.functions if f.is_fork_bomb), None)
+    if bomb is not None:
+        reason = f"the line defines `{visible(bomb.name)}`, a function that runs copies of itself: a fork bomb (built-in policy)"
+        return LineVerdict("deny", reason, None, verdicts, ())
+    denied = next((v for v in verdicts if v.decision == "deny"), None)
+    if denied is not None:
+        return LineVerdict("deny", _sentence(denied), denied.rule, verdicts, ())
+    if not parsed.complete:
+        reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
+        return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
+    asked = next((v for v in verdicts if v.decision == "ask"), None)
+    if asked is not None:
+        return LineVerdict("ask", _sentence(asked), asked.rule, verdicts, suggestions)
+    if not verdicts:
+        return LineVerdict("allow", "the line runs no command", None, (), ())
+    reason = "allowed: " + "; ".join(_sentence(v) for v in verdicts)
+    rule = next((v.rule for v in verdicts if v.rule is not None), None)
+    return LineVerdict("allow", reason, rule, verdicts, ())
+
+
+def _decide_command(normalized: Normalized, matches: Matches, policy: Policy) -> CommandVerdict:
+    for decision in ("deny", "ask"):
+        rule = getattr(matches, decision)
+        if rule is not None:
+            return CommandVerdict(normalized, decision, rule, f"{'is denied' if decision == 'deny' else 'needs approval'} by {rule.describe()}")
+    if normalized.not_allowable:
+        decision = "deny" if policy.default == "deny" else "ask"
+        return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
+    if matches.allow is not None:
+        return CommandVerdict(normalized, "allow", matches.allow, f"by {matches.allow.describe()}")
+    if is_read_only(normalized):
+        return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
+    layer = policy.default_layer
+    return CommandVerdict(
+        normalized, policy.default, None,
+        f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
+    )
+
+
+def _sentence(verdict: CommandVerdict) -> str:
+    return f"`{visible(verdict.text)}` {verdict.why}"
+
+
+def _suggestions(verdicts: tuple[CommandVerdict, ...]) -> tuple[str, ...]:
+    found: list[str] = []
+    for v in verdicts:
+        s = v.normalized.suggestion
+        if v.decision == "ask" and s and v.normalized.allow_form and not v.normalized.not_allowable and s not in found:
+            found.append(s)
+    return tuple(found[:MAX_SUGGESTIONS])
+

@@ -1,0 +1,27 @@
+"""The errors gatekeep reports to the user as one line and an exit code."""
+
+from __future__ import annotations
+
+# Exit codes, shared by every command. For `check`, anything but ALLOW blocks the line.
+EXIT_ALLOW = 0
+EXIT_BLOCKED = 1
+EXIT_ERROR = 2  # usage, policy or internal error: gatekeep could not decide
+
+
+class FatalError(Exception):
+    """An error the user can fix; its message is shown as it is."""
+
+
+class PolicyError(FatalError):
+    """A policy file that does not load, with where the problem is."""
+
+    def __init__(self, path: object, message: str, line: int | None = None, key: str | None = None):
+        self.path = path
+        self.line = line
+        self.key = key
+        where = f"{path}"
+        if line is not None:
+            where += f", line {line}"
+        if key is not None:
+            where += f", key {key!r}"
+        super().__init__(f"policy error in {where}: {message}")

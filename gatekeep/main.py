@@ -1,0 +1,161 @@
+"""The command line: wires arguments to the command functions, nothing more.
+
+Each command imports its module only when it runs, so `gatekeep check` pays
+for nothing it does not use. Errors become one line and an exit code in
+`main()`: 0 allowed/ok, 1 blocked/not found, 2 usage, policy or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from gatekeep import __version__
+from gatekeep.errors import EXIT_BLOCKED, EXIT_ERROR, FatalError
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+policy_option = click.option(
+    "--policy", "policy_file", type=click.Path(dir_okay=False, path_type=Path),
+    help="Use this file as the user policy (default: `gatekeep paths` shows it).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="gatekeep")
+def cli() -> None:
+    """A permission gate for the shell: vets every command line before any part of it runs."""
+
+
+@cli.command(context_settings=CONTEXT)
+@policy_option
+@click.option("--no-prompt", is_flag=True, help="Never prompt: a line that needs approval is blocked.")
+@json_option
+@click.option("--cwd", type=str, help="The directory the line runs in (default: the current one).")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing when the line is allowed.")
+@click.argument("command_line", nargs=-1, required=True)
+def check(policy_file, no_prompt, as_json, cwd, quiet, command_line) -> int:
+    """Vet COMMAND_LINE: exit 0 to run it, 1 to block it, 2 on an error (also blocks).
+
+    Pass the line after `--`: gatekeep check -- 'git status && make'.
+    Until the terminal prompt exists, a line that needs approval is blocked.
+    """
+    from gatekeep.commands.check import check as run
+
+    return run(" ".join(command_line), policy_file=policy_file, as_json=as_json, cwd=cwd, quiet=quiet)
+
+
+@cli.group(context_settings=CONTEXT)
+def rules() -> None:
+    """Add, list, remove and test policy rules."""
+
+
+@rules.command(name="add", context_settings=CONTEXT)
+@click.argument("pattern")
+@click.option("--allow", "verdict", flag_value="allow", default=True, help="Allow matching commands (default).")
+@click.option("--ask", "verdict", flag_value="ask", help="Ask before running matching commands.")
+@click.option("--deny", "verdict", flag_value="deny", help="Never run matching commands.")
+@policy_option
+def rules_add(pattern, verdict, policy_file) -> int:
+    """Add PATTERN to the user policy, e.g. 'npm run build *'."""
+    from gatekeep.commands.rules import rules_add as run
+
+    return run(pattern, verdict, policy_file)
+
+
+@rules.command(name="list", context_settings=CONTEXT)
+@policy_option
+@json_option
+def rules_list(policy_file, as_json) -> int:
+    """List every rule of every layer, with the file it comes from."""
+    from gatekeep.commands.rules import rules_list as run
+
+    return run(policy_file, as_json)
+
+
+@rules.command(name="remove", context_settings=CONTEXT)
+@click.argument("pattern")
+@policy_option
+def rules_remove(pattern, policy_file) -> int:
+    """Remove PATTERN from the user policy (exit 1 if it is not there)."""
+    from gatekeep.commands.rules import rules_remove as run
+
+    return run(pattern, policy_file)
+
+
+@rules.command(name="test", context_settings=CONTEXT)
+@policy_option
+@json_option
+@click.argument("command_line", nargs=-1, required=True)
+def rules_test(policy_file, as_json, command_line) -> int:
+    """Explain the verdict for COMMAND_LINE (after `--`), command by command. Records nothing."""
+    from gatekeep.commands.rules import rules_test as run
+
+    return run(" ".join(command_line), policy_file, as_json)
+
+
+@cli.group(context_settings=CONTEXT)
+def audit() -> None:
+    """Read the audit log of decisions."""
+
+
+@audit.command(name="tail", context_settings=CONTEXT)
+@click.option("-n", "count", type=click.IntRange(min=0), default=10, show_default=True, help="How many records.")
+@click.option("-f", "--follow", is_flag=True, help="Keep printing new records as they arrive.")
+@json_option
+@click.option("--outcome", type=click.Choice(["allow", "deny"]), help="Only records with this outcome.")
+def audit_tail(count, follow, as_json, outcome) -> int:
+    """Show the latest decisions (one JSON object per line with --json)."""
+    from gatekeep.commands.audit_tail import audit_tail as run
+
+    return run(count, follow, as_json, outcome)
+
+
+@cli.command(context_settings=CONTEXT)
+@json_option
+def paths(as_json) -> int:
+    """Show where the policy files, audit log and locks live (GATEKEEP_HOME moves them)."""
+    from gatekeep.commands.paths_cmd import paths_show
+
+    return paths_show(as_json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        result = cli.main(args=argv, prog_name="gatekeep", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return EXIT_ERROR
+    except click.exceptions.Abort:
+        return EXIT_BLOCKED
+    except FatalError as e:
+        print(f"gatekeep: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("gatekeep: interrupted", file=sys.stderr)
+        return EXIT_BLOCKED
+    except Exception as e:  # a bug: block, say so in one line, keep the traceback
+        return _internal_error(e)
+    return result if isinstance(result, int) else 0
+
+
+def _internal_error(error: Exception) -> int:
+    import traceback
+
+    where = "the terminal"
+    try:
+        from gatekeep.paths import get_paths
+
+        log = get_paths().error_log
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a", encoding="utf-8") as f:
+            f.write("".join(traceback.format_exception(error)) + "\n")
+        where = str(log)
+    except Exception:
+        traceback.print_exception(error)
+    print(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. Details: {where}", file=sys.stderr)
+    return EXIT_ERROR

@@ -1,0 +1,181 @@
+"""Normalize stage: a simple command -> the forms rules are matched against, and its name.
+
+Deny and ask rules must hold however a command is written, so they see many
+forms of it (`deny_forms`): as written; with the path or backslash taken off
+the command word (`/bin/rm`, `\\rm`); and through every leading `VAR=value`
+and every wrapper (`sudo -u x`, `env -i`, `command`, `nohup`, `timeout 5`...),
+unwrapped to a fixed point. When a wrapper has an option gatekeep does not
+know, every later word is tried as the start of the command.
+
+Allow rules see one form only (`allow_form`): through a short list of harmless
+variables (LANG, TZ, NO_COLOR...) and harmless wrappers (time, nice, nohup,
+timeout, stdbuf) and nothing else. Any other assignment (PATH=, LD_PRELOAD=...),
+a dynamic command word (`$X`, `$(...)`, a glob) or a parse problem makes the
+command impossible to allow: it can then at best be asked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gatekeep.arity import load_table
+from gatekeep.parse import SimpleCommand
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    value_options: frozenset[str] = frozenset()  # options whose value is the next word
+    flags: frozenset[str] = frozenset()  # options known to take no value
+    positionals: int = 0  # words between the options and the command (timeout's DURATION)
+    harmless: bool = False  # allow rules see through it
+    assignments: bool = False  # takes NAME=value words before the command (env)
+
+
+def _w(value: str = "", flags: str = "", **kw) -> Wrapper:
+    return Wrapper(frozenset(value.split()), frozenset(flags.split()), **kw)
+
+
+WRAPPERS: dict[str, Wrapper] = {
+    "sudo": _w("-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
+               "-t --type -T --command-timeout -U --other-user",
+               "-A -b -E -H -i -K -k -n -P -S -s -V -v -l -e --preserve-env --login --shell "
+               "--non-interactive --stdin --askpass --background --reset-timestamp"),
+    "doas": _w("-u -C", "-n -s -L"),
+    "env": _w("-u --unset -C --chdir -S --split-string",
+              "-i --ignore-environment -0 --null -v --debug -", assignments=True),
+    "command": _w("", "-p"),
+    "builtin": _w(),
+    "exec": _w("-a", "-c -l"),
+    "nohup": _w(harmless=True),
+    "nice": _w("-n --adjustment", harmless=True),
+    "time": _w("", "-p", harmless=True),
+    "timeout": _w("-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose",
+                  positionals=1, harmless=True),
+    "stdbuf": _w("-i -o -e --input --output --error", harmless=True),
+}
+
+# Shells and wrappers for which a `NAME *` rule would allow anything at all.
+BARE = frozenset(WRAPPERS) | {
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "eval", "xargs", "doas", "sudo",
+    "ionice", "setsid", "flock", "watch", "script", "parallel", "source", ".", "su", "pkexec",
+}
+
+# Variables that do not change what program runs or what it executes.
+HARMLESS_VARIABLES = frozenset(
+    "LANG LANGUAGE TZ NO_COLOR FORCE_COLOR CLICOLOR CLICOLOR_FORCE TERM COLORTERM COLUMNS LINES "
+    "NODE_ENV RUST_BACKTRACE RUST_LOG PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE GOOS GOARCH "
+    "CGO_ENABLED GO111MODULE GOEXPERIMENT CI DEBUG VERBOSE TIME_STYLE LS_COLORS GREP_COLORS".split()
+)
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\+?=", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Normalized:
+    command: SimpleCommand
+    name: str
+    deny_forms: tuple[tuple[str, ...], ...]
+    allow_form: tuple[str, ...] | None
+    not_allowable: tuple[str, ...] = field(default_factory=tuple)
+    suggestion: str | None = None
+
+
+def normalize(command: SimpleCommand) -> Normalized:
+    argv = command.argv
+    if not argv:  # an assignment-only command: rules see the assignments
+        words = tuple(command.assignments)
+        return Normalized(command, " ".join(words), (words,), words, command.problems)
+    inner, forms = _unwrap_all(argv)
+    name = load_table().name(inner) if inner else _basename(argv[0])
+    allow_form, why_not = _allow_form(command)
+    not_allowable = command.problems + why_not
+    suggestion = None if not inner or _basename(inner[0]) in BARE else f"{name} *"
+    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion)
+
+
+def _basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1] or word
+
+
+def _unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """Every form of `argv` for deny and ask rules, and the innermost command (for its name)."""
+    forms: list[tuple[str, ...]] = []
+
+    def add(words: list[str]) -> None:
+        for form in (tuple(words), (_basename(words[0]), *words[1:])):
+            if form not in forms:
+                forms.append(form)
+
+    current = argv
+    innermost = argv
+    while current:
+        add(current)
+        innermost = current
+        wrapper = WRAPPERS.get(_basename(current[0]))
+        if wrapper is None:
+            break
+        inner, sure = _unwrap(wrapper, current)
+        if not sure:
+            for start in range(1, len(current)):
+                if not current[start].startswith("-"):
+                    add(current[start:])
+        current = inner
+    return innermost, forms
+
+
+def _unwrap(wrapper: Wrapper, argv: list[str]) -> tuple[list[str], bool]:
+    """The command inside one wrapper, and whether every option was one gatekeep knows."""
+    words = list(argv[1:])
+    sure = True
+    while words:
+        word = words[0]
+        if word == "--":
+            words.pop(0)
+            break
+        if wrapper.assignments and _ASSIGNMENT.match(word):
+            words.pop(0)
+        elif word.startswith("-") and len(word) > 1:
+            words.pop(0)
+            option = word.split("=", 1)[0]
+            if option in ("-S", "--split-string") and wrapper.assignments:
+                # env -S 'cmd args': the string is split into the command's words
+                value = word.split("=", 1)[1] if "=" in word else (words.pop(0) if words else "")
+                words[:0] = value.split()
+            elif option in wrapper.value_options and "=" not in word:
+                if words:
+                    words.pop(0)
+            elif option not in wrapper.flags and option not in wrapper.value_options:
+                sure = _is_short_value_form(word, wrapper) and sure
+        else:
+            break
+    skip = min(wrapper.positionals, len(words))
+    return words[skip:], sure
+
+
+def _is_short_value_form(word: str, wrapper: Wrapper) -> bool:
+    """`-uroot`, `-n5`, `-5` (nice): a known short option with its value attached."""
+    if word[:2] in wrapper.value_options:
+        return True
+    return word[1:].isdigit() and "-n" in wrapper.value_options
+
+
+def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+    for assignment in command.assignments:
+        m = _ASSIGNMENT.match(assignment)
+        variable = m.group(1) if m else assignment
+        if variable not in HARMLESS_VARIABLES and not variable.startswith("LC_"):
+            return None, (f"{variable}= changes what the command runs",)
+    words = list(command.words)
+    while words and not words[0].dynamic and words[0].value in WRAPPERS:
+        wrapper = WRAPPERS[words[0].value]
+        if not wrapper.harmless:
+            break
+        inner, sure = _unwrap(wrapper, [w.value for w in words])
+        if not sure:
+            return None, (f"{words[0].value} has an option gatekeep does not know",)
+        words = words[len(words) - len(inner):]
+    if not words:
+        return None, ("nothing runs inside the wrapper",)
+    if words[0].dynamic:
+        return None, ("the command word is computed at run time",)
+    return tuple(w.value for w in words), ()

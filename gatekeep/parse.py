@@ -1,0 +1,275 @@
+"""Parse stage: a command line -> every simple command in it.
+
+bashlex does the parsing; gatekeep does not trust it blindly
+(../shared/design/bashlex.md):
+  * any exception, and any parse that takes longer than PARSE_SECONDS (bashlex
+    loops forever on `echo x'${'`), means "could not parse";
+  * `crosscheck.py` reads the raw text independently, and any substitution,
+    heredoc or text the tree does not account for makes the parse incomplete;
+  * word values are recomputed from their source text (`shellwords.py`).
+An incomplete result still lists what was found, plus a conservative split of
+the raw text (`fallback.py`), so that deny rules apply; it is never allowed.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from dataclasses import dataclass, field
+
+from gatekeep import crosscheck, fallback
+from gatekeep.shellwords import Word, expansion_end, unquote
+
+PARSE_SECONDS = 0.5
+MAX_LINE_CHARS = 10_000
+
+_WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>"}
+_ARRAY_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=", re.DOTALL)
+_NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
+
+
+@dataclass(frozen=True)
+class Redirect:
+    op: str
+    target: str | None  # None when the target is a file descriptor number
+    dynamic: bool = False
+
+    @property
+    def writes_file(self) -> bool:
+        if self.op not in _WRITE_OPS or self.target is None:
+            return False
+        if self.op == ">&" and (self.target.isdigit() or self.target == "-"):
+            return False  # 2>&1 duplicates a descriptor
+        return True
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    words: tuple[Word, ...]
+    assignments: tuple[str, ...] = ()  # leading NAME=value, quotes removed
+    redirects: tuple[Redirect, ...] = ()
+    pipeline: int = -1  # commands with the same pipeline id are joined by `|`
+    position: int = 0  # index within that pipeline
+    problems: tuple[str, ...] = ()  # why this command must not be allowed, if anything
+
+    @property
+    def argv(self) -> list[str]:
+        return [w.value for w in self.words]
+
+    @property
+    def text(self) -> str:
+        """The command's words joined by single spaces; an assignment-only command shows its assignments."""
+        return " ".join(self.argv) if self.words else " ".join(self.assignments)
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    name: str
+    self_calls: int  # how often its body runs a command of its own name
+    self_call_in_pipeline: bool
+
+    @property
+    def is_fork_bomb(self) -> bool:
+        return self.self_calls >= 2 or self.self_call_in_pipeline
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    line: str
+    commands: tuple[SimpleCommand, ...]
+    complete: bool = True
+    problems: tuple[str, ...] = ()
+    functions: tuple[FunctionDef, ...] = ()
+
+
+class _ParseTimeout(BaseException):
+    """Raised from SIGALRM; a BaseException so no `except Exception` inside bashlex swallows it."""
+
+
+def parse_line(line: str) -> ParseResult:
+    raw = crosscheck.scan(line)
+    if raw.blank_or_comment(line):
+        return ParseResult(line, ())
+    if len(line) > MAX_LINE_CHARS:
+        return _incomplete(line, (), f"the line is longer than {MAX_LINE_CHARS:,} characters")
+    try:
+        trees = _bashlex_parse(line)
+        walker = _Walker(line)
+        for tree in trees:
+            walker.walk(tree)
+    except _ParseTimeout:
+        return _incomplete(line, (), f"the parser did not finish within {PARSE_SECONDS} s")
+    except BaseException as e:  # bashlex raises many types on valid bash; all mean "could not parse"
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        return _incomplete(line, (), f"the parser failed ({type(e).__name__})")
+    problems = walker.crosscheck(raw)
+    if problems:
+        return _incomplete(line, walker.commands, *problems, functions=walker.functions)
+    return ParseResult(line, tuple(walker.commands), functions=tuple(walker.functions))
+
+
+def _incomplete(line: str, found, *problems: str, functions=()) -> ParseResult:
+    commands = tuple(found) + tuple(fallback.candidate_commands(line))
+    return ParseResult(line, commands, complete=False, problems=problems, functions=tuple(functions))
+
+
+def _bashlex_parse(line: str) -> list:
+    import bashlex
+
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("parse_line needs the main thread for its time limit")
+
+    def on_alarm(signum, frame):
+        raise _ParseTimeout
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, PARSE_SECONDS)
+    try:
+        return bashlex.parse(line)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass
+class _Walker:
+    """Collects simple commands from bashlex trees, and what the tree covers of the text."""
+
+    line: str
+    commands: list[SimpleCommand] = field(default_factory=list)
+    substitutions: set[int] = field(default_factory=set)
+    heredocs: set[tuple[int, int]] = field(default_factory=set)
+    covered: bytearray = field(default_factory=bytearray)
+    pipelines: int = 0
+    functions: list[FunctionDef] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.covered = bytearray(len(self.line))
+
+    def cover(self, start: int, end: int) -> None:
+        self.covered[start:end] = b"\x01" * (end - start)
+
+    def walk(self, node) -> None:
+        kind = node.kind
+        if kind == "command":
+            self.command(node)
+        elif kind == "pipeline":
+            self.pipelines += 1
+            position = 0
+            for part in node.parts:
+                if part.kind == "pipe":
+                    self.cover(*part.pos)
+                    position += 1
+                elif part.kind == "command":
+                    self.command(part, self.pipelines, position)
+                else:
+                    self.walk(part)
+        elif kind in ("commandsubstitution", "processsubstitution"):
+            # bashlex's own end position can be wrong (text after a newline is dropped): use bash's
+            start = node.pos[0]
+            end = expansion_end(self.line, start)
+            self.substitutions.add(start)
+            self.covered[start:end] = bytes(end - start)  # the inside must be covered by its own commands
+            self.cover(start, start + (1 if self.line[start] == "`" else 2))
+            self.cover(end - 1, end)
+            self.walk(node.command)
+        elif kind in ("word", "assignment"):
+            self.word(node)
+        elif kind in ("reservedword", "operator", "pipe"):
+            self.cover(*node.pos)
+        elif kind == "redirect":
+            self.redirect(node)
+        elif kind == "function":
+            self.function(node)
+        else:
+            for child in _children(node):
+                self.walk(child)
+
+    def function(self, node) -> None:
+        first = len(self.commands)
+        for child in node.parts:
+            self.walk(child)
+        name = unquote(self.line[slice(*node.parts[0].pos)]).value
+        body = self.commands[first:]
+        calls = [c for c in body if c.argv[:1] == [name]]
+        sizes = {c.pipeline: sum(1 for d in body if d.pipeline == c.pipeline) for c in calls}
+        self.functions.append(FunctionDef(name, len(calls), any(n > 1 for n in sizes.values())))
+
+    def word(self, node) -> Word:
+        start, end = node.pos
+        self.cover(start, end)
+        for part in getattr(node, "parts", ()):
+            if part.kind in ("commandsubstitution", "processsubstitution"):
+                self.walk(part)
+        return unquote(self.line[start:end])
+
+    def redirect(self, node) -> Redirect:
+        start = node.pos[0]
+        target = node.output
+        if getattr(node, "heredoc", None) is not None:
+            body = node.heredoc
+            self.heredocs.add(tuple(body.pos))
+            self.cover(*body.pos)
+            self.cover(start, target.pos[1])
+            return Redirect(node.type, unquote(self.line[slice(*target.pos)]).value)
+        if isinstance(target, int):
+            self.cover(*node.pos)
+            return Redirect(node.type, str(target))
+        self.cover(start, target.pos[0])
+        word = self.word(target)
+        return Redirect(node.type, word.value, word.dynamic)
+
+    def command(self, node, pipeline: int = 0, position: int = 0) -> None:
+        words: list[Word] = []
+        assignments: list[str] = []
+        redirects: list[Redirect] = []
+        problems: list[str] = []
+        for part in node.parts:
+            if part.kind == "assignment" and not words:
+                assignments.append(self.word(part).value)
+            elif part.kind in ("word", "assignment"):
+                words.append(self.word(part))
+            elif part.kind == "redirect":
+                redirects.append(self.redirect(part))
+            else:
+                self.walk(part)
+        if words and _ARRAY_ASSIGNMENT.match(words[0].value):
+            problems.append("array assignments are not understood")
+        if any(_NAMED_FD.fullmatch(w.value) for w in words):
+            problems.append("named file descriptors ({fd}>file) are not understood")
+        if not pipeline:
+            self.pipelines += 1
+            pipeline = self.pipelines
+        self.commands.append(
+            SimpleCommand(tuple(words), tuple(assignments), tuple(redirects), pipeline, position, tuple(problems))
+        )
+
+    def crosscheck(self, raw: crosscheck.RawFacts) -> list[str]:
+        problems = []
+        hidden = raw.substitutions - self.substitutions
+        if hidden:
+            problems.append(f"a substitution at column {min(hidden) + 1} is hidden from the parser")
+        if any(h.expands_substitution for h in raw.heredocs):
+            problems.append("a heredoc body runs a command substitution")
+        if {(h.body_start, h.end) for h in raw.heredocs} != self.heredocs:
+            problems.append("the parser read a heredoc differently from bash")
+        for start, end in raw.comments:
+            self.cover(start, end)
+        line = self.line
+        for i, flag in enumerate(self.covered):
+            if not flag and not line[i].isspace() and not line.startswith("\\\n", i):
+                problems.append(f"the parser skipped text at column {i + 1}")
+                break
+        return problems
+
+
+def _children(node) -> list:
+    children = []
+    for attr in ("parts", "list"):
+        children.extend(getattr(node, attr, None) or ())
+    command = getattr(node, "command", None)
+    if command is not None:
+        children.append(command)
+    return children

@@ -1,0 +1,145 @@
+"""The layered YAML policy: built-in, then system, then user.
+
+    default: ask        # verdict for a command no rule decides: allow | ask | deny
+    timeout: 300        # seconds a prompt waits before it denies
+    rules:
+      allow: ["git status *", "npm run build *"]
+      ask:   ["git push *"]
+      deny:  ["rm -rf *", "curl * | sh"]
+
+Rules from every layer count, and deny beats ask beats allow, so nothing in
+the user's file can allow what the built-in or system file denies. `default`
+and `timeout` come from the most specific layer that sets them, except that a
+user default may not be looser than the system policy's default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from gatekeep import resources
+from gatekeep.errors import PolicyError
+from gatekeep.match import VERDICTS, Rule, RuleIndex, compile_rule
+from gatekeep.paths import Paths
+
+STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+KEYS = ("default", "timeout", "rules")
+MAX_TIMEOUT = 3600
+DEFAULT_TIMEOUT = 300
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str  # "built-in", "system" or "user"
+    path: Path
+    text: str  # the file's content, "" when it does not exist
+    default: str | None = None
+    timeout: int | None = None
+    rules: tuple[tuple[str, str], ...] = ()  # (verdict, pattern) in file order
+
+
+@dataclass(frozen=True)
+class Policy:
+    layers: tuple[Layer, ...]
+    default: str
+    default_layer: Layer
+    timeout: int
+    index: RuleIndex
+    sha256: str
+
+    @property
+    def rules(self) -> list[Rule]:
+        return self.index.rules
+
+
+def load_policy(paths: Paths, user_policy: Path | None = None) -> Policy:
+    """All layers; `user_policy` (from --policy) must exist, the default ones may not."""
+    layers = [
+        read_layer("built-in", resources.DEFAULT_POLICY, required=True),
+        read_layer("system", paths.system_policy),
+        read_layer("user", user_policy or paths.user_policy, required=user_policy is not None),
+    ]
+    return combine(layers)
+
+
+def combine(layers: list[Layer]) -> Policy:
+    default, default_layer = "ask", layers[0]
+    timeout = DEFAULT_TIMEOUT
+    floor = None  # the system layer's default: no later layer may be looser
+    for layer in layers:
+        if layer.default is not None:
+            if floor is not None and STRICTNESS[layer.default] < STRICTNESS[floor.default]:
+                continue
+            default, default_layer = layer.default, layer
+            if layer.name == "system":
+                floor = layer
+        if layer.timeout is not None:
+            timeout = layer.timeout
+    rules = [compile_rule(p, v, layer.name, str(layer.path)) for layer in layers for v, p in layer.rules]
+    digest = hashlib.sha256()
+    for layer in layers:
+        digest.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode())
+    return Policy(tuple(layers), default, default_layer, timeout, RuleIndex(rules), digest.hexdigest())
+
+
+def read_layer(name: str, path: Path, required: bool = False) -> Layer:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise PolicyError(path, "the file does not exist") from None
+        return Layer(name, path, "")
+    except (OSError, UnicodeDecodeError) as e:
+        raise PolicyError(path, f"cannot read it ({e})") from None
+    return parse_layer(name, path, text)
+
+
+def parse_layer(name: str, path: Path, text: str) -> Layer:
+    from gatekeep.yamlio import load_roundtrip
+
+    data = load_roundtrip(path, text)
+    if data is None:
+        return Layer(name, path, text)
+    if not isinstance(data, dict):
+        raise PolicyError(path, "the policy must be a mapping (default, timeout, rules)", line=1)
+    for key in data:
+        if key not in KEYS:
+            raise PolicyError(path, f"unknown key; expected one of {', '.join(KEYS)}", _line(data, key), str(key))
+    default = data.get("default")
+    if default is not None and default not in VERDICTS:
+        raise PolicyError(path, "must be allow, ask or deny", _line(data, "default"), "default")
+    timeout = data.get("timeout")
+    if timeout is not None and (type(timeout) is not int or not 1 <= timeout <= MAX_TIMEOUT):
+        raise PolicyError(path, f"must be a whole number of seconds, 1 to {MAX_TIMEOUT}", _line(data, "timeout"), "timeout")
+    return Layer(name, path, text, default, timeout, tuple(_rules(path, data)))
+
+
+def _rules(path: Path, data: dict) -> list[tuple[str, str]]:
+    rules = data.get("rules")
+    if rules is None:
+        return []
+    if not isinstance(rules, dict):
+        raise PolicyError(path, "must be a mapping with allow, ask and deny lists", _line(data, "rules"), "rules")
+    found = []
+    for verdict, patterns in rules.items():
+        if verdict not in VERDICTS:
+            raise PolicyError(path, "unknown key; expected allow, ask or deny", _line(rules, verdict), f"rules.{verdict}")
+        if patterns is None:
+            continue
+        if not isinstance(patterns, list):
+            raise PolicyError(path, "must be a list of patterns", _line(rules, verdict), f"rules.{verdict}")
+        for i, pattern in enumerate(patterns):
+            if not isinstance(pattern, str) or not pattern.strip():
+                line = patterns.lc.item(i)[0] + 1 if hasattr(patterns, "lc") else None
+                raise PolicyError(path, "each pattern must be a non-empty string", line, f"rules.{verdict}[{i}]")
+            found.append((verdict, pattern))
+    return found
+
+
+def _line(mapping, key) -> int | None:
+    try:
+        return mapping.lc.key(key)[0] + 1
+    except (AttributeError, KeyError, TypeError):
+        return None

@@ -1,0 +1,135 @@
+"""Changing a policy file: under a file lock, re-read, edit in place, write atomically.
+
+The lock (filelock, one lock file per policy file, in the state dir) makes
+concurrent writers take turns; the file is re-read *after* the lock is taken,
+so no writer's change is lost. The new content goes to a temporary file in the
+same directory, is flushed to disk, and replaces the old file in one rename:
+a reader sees the old file or the new one, never half of one. Comments and
+layout survive because the edit goes through ruamel.yaml's round-trip mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from gatekeep.errors import FatalError
+from gatekeep.match import VERDICTS, canonical
+from gatekeep.paths import Paths
+from gatekeep.policy import parse_layer
+from gatekeep.yamlio import dump_roundtrip, load_roundtrip
+
+LOCK_SECONDS = 30
+NEW_POLICY = """\
+# gatekeep user policy. Edit by hand or with `gatekeep rules add|remove`.
+# Patterns match a command's words; `*` matches anything, and a trailing ` *`
+# also matches the bare command (`git push *` matches `git push`).
+rules:
+  allow: []
+  ask: []
+  deny: []
+"""
+
+
+@contextlib.contextmanager
+def locked(paths: Paths, policy: Path):
+    from filelock import FileLock, Timeout
+
+    paths.lock_dir.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(paths.lock_for(policy))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        print(f"gatekeep: waiting for another gatekeep to finish writing {policy}", file=sys.stderr)
+        try:
+            lock.acquire(timeout=LOCK_SECONDS)
+        except Timeout:
+            raise FatalError(f"{policy} is locked by another gatekeep for over {LOCK_SECONDS} s; try again") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def add_rule(paths: Paths, policy: Path, pattern: str, verdict: str) -> str:
+    """Add `pattern` under `verdict`, moving it from another list if it is there. Returns what happened."""
+    assert verdict in VERDICTS
+    pattern = canonical(pattern)
+    if not pattern:
+        raise FatalError("a pattern cannot be empty")
+    with locked(paths, policy):
+        data = _read(policy)
+        rules = data.setdefault("rules", {})
+        moved_from = [v for v in VERDICTS if v != verdict and _remove(rules, v, pattern)]
+        existing = rules.get(verdict)
+        if existing is None:
+            rules[verdict] = existing = _new_list()
+        if pattern in [canonical(p) for p in existing if isinstance(p, str)]:
+            result = "exists"
+        else:
+            existing.append(pattern)
+            result = "added"
+        if result == "added" or moved_from:
+            _write(policy, data)
+    return f"moved from {moved_from[0]}" if moved_from else result
+
+
+def remove_rule(paths: Paths, policy: Path, pattern: str) -> list[str]:
+    """Remove `pattern` from every list of the file; returns the verdicts it was under."""
+    pattern = canonical(pattern)
+    with locked(paths, policy):
+        data = _read(policy)
+        rules = data.get("rules") or {}
+        removed = [v for v in VERDICTS if _remove(rules, v, pattern)]
+        if removed:
+            _write(policy, data)
+    return removed
+
+
+def _remove(rules, verdict: str, pattern: str) -> bool:
+    patterns = rules.get(verdict) or []
+    keep = [i for i, p in enumerate(patterns) if not (isinstance(p, str) and canonical(p) == pattern)]
+    if len(keep) == len(patterns):
+        return False
+    for i in reversed(range(len(patterns))):
+        if i not in keep:
+            del patterns[i]
+    return True
+
+
+def _new_list():
+    from ruamel.yaml.comments import CommentedSeq
+
+    return CommentedSeq()
+
+
+def _read(policy: Path):
+    text = policy.read_text(encoding="utf-8") if policy.exists() else NEW_POLICY
+    parse_layer("user", policy, text)  # refuse to edit a file that does not load: fix it first
+    data = load_roundtrip(policy, text)
+    if data is None:
+        data = load_roundtrip(policy, NEW_POLICY)
+    return data
+
+
+def _write(policy: Path, data) -> None:
+    text = dump_roundtrip(data)
+    parse_layer("user", policy, text)  # never write a file that would not load
+    policy.parent.mkdir(parents=True, exist_ok=True)
+    mode = policy.stat().st_mode & 0o777 if policy.exists() else 0o600
+    fd, tmp = tempfile.mkstemp(dir=policy.parent, prefix=f".{policy.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(tmp, policy)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
