@@ -4,7 +4,7 @@ When bashlex fails, times out, or hides part of the line, gatekeep still
 applies deny rules to every command-like piece of the raw text. The split
 errs towards finding too many commands: it cuts at every shell operator,
 bracket and substitution opener even inside quotes, and a second pass also
-cuts at quote characters, so `bash -c 'rm -rf /'` yields `rm -rf /`. A piece
+cuts at quote characters and backslashes, so `bash -c 'rm -rf /'` yields `rm -rf /`. A piece
 found here can only make the verdict stricter: these commands are never
 allowed, they exist so a deny rule can match them.
 """
@@ -17,7 +17,7 @@ from gatekeep.shellwords import Word, unquote
 
 # Operators, brackets and substitution openers; a backslash-newline is a line continuation.
 _OPERATORS = re.compile(r"\$\(|[<>]\(|\$\{|[;&|(){}`\n]")
-_QUOTES = re.compile(r"['\"]")
+_QUOTES = re.compile(r"['\"\\]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\+?=")
 _KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case",
              "esac", "select", "function", "coproc", "time", "!", "{", "}", "[[", "]]"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import signal
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gatekeep import crosscheck, fallback
 from gatekeep.shellwords import Word, expansion_end, unquote
@@ -184,8 +184,13 @@ class _Walker:
         elif kind == "function":
             self.function(node)
         else:
+            first = len(self.commands)
             for child in _children(node):
                 self.walk(child)
+            # `{ ...; } > file`, `while ...; done < file`: the redirection applies to every command inside
+            redirects = tuple(self.redirect(r) for r in getattr(node, "redirects", None) or ())
+            if redirects:
+                self.commands[first:] = [replace(c, redirects=c.redirects + redirects) for c in self.commands[first:]]
 
     def function(self, node) -> None:
         first = len(self.commands)

@@ -1,0 +1,49 @@
+"""Every test runs with its own GATEKEEP_HOME, HOME and XDG dirs under tmp_path.
+
+The guard is autouse, so a test that forgets cannot write to the real home
+directory, and no developer's own policy can change a test's result.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gatekeep.paths import get_paths
+from gatekeep.policy import Policy, combine, load_policy, parse_layer
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GATEKEEP_HOME", str(tmp_path / "gatekeep"))
+    monkeypatch.setenv("GATEKEEP_SYSTEM_POLICY", str(tmp_path / "etc" / "policy.yaml"))
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(home / f".{name.lower()}"))
+    monkeypatch.delenv("GATEKEEP_POLICY", raising=False)
+    monkeypatch.delenv("GATEKEEP_SHELL", raising=False)
+    return home
+
+
+@pytest.fixture
+def paths():
+    return get_paths()
+
+
+def policy_from(text: str) -> Policy:
+    """The built-in policy plus `text` as the user layer."""
+    base = load_policy(get_paths())
+    user = parse_layer("user", Path("/test/policy.yaml"), text)
+    return combine([base.layers[0], user])
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+

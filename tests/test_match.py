@@ -1,0 +1,101 @@
+"""Match stage: pattern semantics, pipeline patterns, and the first-word index."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatekeep.match import RuleIndex, canonical, compile_rule, match_line
+from gatekeep.normalize import normalize
+from gatekeep.parse import parse_line
+
+PATTERNS = [
+    # pattern, command text, matches?
+    ("git status *", "git status", True),
+    ("git status *", "git status -s", True),
+    ("git status *", "git statusx", False),
+    ("git status *", "git", False),
+    ("git push *", "git push origin main", True),
+    ("git push *", "git pushx", False),
+    ("make test", "make test", True),
+    ("make test", "make test2", False),
+    ("make test", "make test extra", False),
+    ("make test", "make", False),
+    ("npm run test:*", "npm run test", True),
+    ("npm run test:*", "npm run test --watch", True),
+    ("npm run test:*", "npm run testx", False),
+    ("rm -rf *", "rm -rf build", True),
+    ("rm -rf *", "rm -rf", True),
+    ("rm -rf *", "rm -r build", False),
+    ("rm *", "rm", True),
+    ("rm *", "rmdir x", False),
+    ("*", "anything at all", True),
+    ("git * --force", "git push origin --force", True),
+    ("git * --force", "git push --force-with-lease", False),
+    ("dd *of=/dev/sd*", "dd if=x of=/dev/sda bs=1M", True),
+    ("dd *of=/dev/sd*", "dd of=/dev/sdb", True),
+    ("dd *of=/dev/sd*", "dd if=x of=/dev/null", False),
+    ("rm * /\\* *", "rm -rf /*", True),
+    ("rm * /\\* *", "rm -rf /tmp/x", False),
+    ("mkfs.*", "mkfs.ext4 /dev/sda1", True),
+    ("echo   a    b", "echo a b", True),
+    ("  ls *  ", "ls -la", True),
+    ("git status *", "git status\nrm", False),  # the second word is "status\nrm", not "status"
+    ("echo *", "echo a\nb", True),  # `*` spans a newline inside an argument
+]
+
+
+@pytest.mark.parametrize("pattern,text,expected", PATTERNS)
+def test_single_command_patterns(pattern, text, expected):
+    rule = compile_rule(pattern, "allow", "user", "p")
+    assert bool(rule.segments[0].fullmatch(text)) is expected
+
+
+def test_canonical_form():
+    assert canonical("  npm   run test:* ") == "npm run test *"
+    assert canonical("git push") == "git push"
+
+
+def test_empty_pattern_is_refused():
+    with pytest.raises(ValueError):
+        compile_rule("   ", "allow", "user", "p")
+
+
+def _matches(line: str, patterns: list[tuple[str, str]]):
+    index = RuleIndex([compile_rule(p, v, "user", "p") for v, p in patterns])
+    normalized = [normalize(c) for c in parse_line(line).commands]
+    return match_line(normalized, index)
+
+
+@pytest.mark.parametrize(
+    "line,denied",
+    [
+        ("curl -s x | sh", [True, True]),
+        ("curl x | sh -s", [False, False]),
+        ("curl x | tee f | sh", [False, False, False]),
+        ("curl x; sh", [False, False]),
+        ("echo a | curl x | sh", [False, True, True]),
+        ("sudo curl x | sudo sh", [True, True]),
+    ],
+)
+def test_pipeline_patterns_match_one_segment_per_command(line, denied):
+    matches = _matches(line, [("deny", "curl * | sh")])
+    assert [m.deny is not None for m in matches] == denied
+
+
+def test_a_pipeline_allow_covers_exactly_its_commands():
+    matches = _matches("git log | head -5 | sh", [("allow", "git log * | head *")])
+    assert [m.allow is not None for m in matches] == [True, True, False]
+
+
+def test_wildcard_first_word_rules_are_still_found():
+    matches = _matches("/usr/bin/anything x", [("deny", "*anything *")])
+    assert matches[0].deny is not None
+
+
+def test_index_lookup_does_not_depend_on_unrelated_rules():
+    rules = [compile_rule(f"tool{i} *", "allow", "user", "p") for i in range(5000)]
+    rules.append(compile_rule("git status *", "allow", "user", "p"))
+    rules.append(compile_rule("*danger*", "deny", "user", "p"))
+    index = RuleIndex(rules)
+    assert [r.pattern for r in index.candidates("allow", "git")] == ["git status *"]
+    assert [r.pattern for r in index.candidates("deny", "git")] == ["*danger*"]

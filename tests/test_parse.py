@@ -1,0 +1,183 @@
+"""Parse stage: every simple command in a line, and never a silent miss.
+
+COMPLETE lines must yield exactly the listed commands. INCOMPLETE lines are
+the inputs bashlex hides commands in, rejects, or hangs on
+(../shared/design/bashlex.md): each must be marked incomplete *and* the
+command bash would run must still be found (by the tree or the fallback scan),
+so deny rules apply to it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gatekeep.parse import MAX_LINE_CHARS, parse_line
+
+
+def argvs(line: str) -> list[tuple[str, ...]]:
+    return sorted(tuple(c.argv) for c in parse_line(line).commands)
+
+
+COMPLETE = [
+    ("git status", [("git", "status")]),
+    ("git status && rm -rf build", [("git", "status"), ("rm", "-rf", "build")]),
+    ("a; b", [("a",), ("b",)]),
+    ("a || b", [("a",), ("b",)]),
+    ("a | b | c", [("a",), ("b",), ("c",)]),
+    ("a |& b", [("a",), ("b",)]),
+    ("a & b", [("a",), ("b",)]),
+    ("a &", [("a",)]),
+    ("a\nb", [("a",), ("b",)]),
+    ("a\n\nb\n", [("a",), ("b",)]),
+    ("(a; b)", [("a",), ("b",)]),
+    ("{ a; b; }", [("a",), ("b",)]),
+    ("! a", [("a",)]),
+    ("echo $(a)", [("a",), ("echo", "$(a)")]),
+    ("echo `a`", [("a",), ("echo", "`a`")]),
+    ('echo "$(a "b c")"', [("a", "b c"), ("echo", '$(a "b c")')]),
+    ("echo $(a $(b))", [("a", "$(b)"), ("b",), ("echo", "$(a $(b))")]),
+    ("diff <(a) >(b)", [("a",), ("b",), ("diff", "<(a)", ">(b)")]),
+    ('echo "`a`"', [("a",), ("echo", "`a`")]),
+    ("x=$(a) b", [("a",), ("b",)]),
+    ("if a; then b; elif c; then d; else e; fi", [("a",), ("b",), ("c",), ("d",), ("e",)]),
+    ("for x in 1 2; do a $x; done", [("a", "$x")]),
+    ("for x in $(a); do b; done", [("a",), ("b",)]),
+    ("while a; do b; done", [("a",), ("b",)]),
+    ("until a; do b; done", [("a",), ("b",)]),
+    ("f() { a; }", [("a",)]),
+    ("function f { a; }", [("a",)]),
+    ("while read -r l; do echo $l; done < file", [("echo", "$l"), ("read", "-r", "l")]),
+    ("r''m -rf x", [("rm", "-rf", "x")]),
+    ('"r"m x', [("rm", "x")]),
+    ("\\rm x", [("rm", "x")]),
+    ("$'\\x72m' x", [("rm", "x")]),
+    ("$'\\162m' x", [("rm", "x")]),
+    ("$'\\u0072m' x", [("rm", "x")]),
+    ('$"rm" x', [("rm", "x")]),
+    ("echo 'it'\\''s'", [("echo", "it's")]),
+    ("echo 'a'\"b\"'c'", [("echo", "abc")]),
+    ('echo "mixed"\'quotes\'u', [("echo", "mixedquotesu")]),
+    ('echo "a\\b"', [("echo", "a\\b")]),
+    ('echo "a\\$b"', [("echo", "a$b")]),
+    ("ls \\\n  -la", [("ls", "-la")]),
+    ("ls # rm -rf /", [("ls",)]),
+    ("echo a#b", [("echo", "a#b")]),
+    ("", []),
+    ("   \t ", []),
+    ("# only a comment", []),
+    ("\n# comment\n\n", []),
+    ("cat <<EOF\nhello $USER\nEOF", [("cat",)]),
+    ("cat <<-EOF\n\thi\n\tEOF\necho next", [("cat",), ("echo", "next")]),
+    ("cat <<EOF | grep x\nbody\nEOF", [("cat",), ("grep", "x")]),
+    ("x=1", [()]),
+    ("git commit -m 'fix: a; b && c'", [("git", "commit", "-m", "fix: a; b && c")]),
+    ("echo '$(not run)'", [("echo", "$(not run)")]),
+    ("echo \"a\" 'b' c\\ d", [("echo", "a", "b", "c d")]),
+]
+
+
+@pytest.mark.parametrize("line,expected", COMPLETE)
+def test_complete_lines_yield_every_command(line, expected):
+    result = parse_line(line)
+    assert result.complete, result.problems
+    assert argvs(line) == sorted(expected)
+
+
+INCOMPLETE = [
+    # bashlex hides commands (silent classes 1-7)
+    ("echo 'x'$(cmd)'y'", ("cmd",)),
+    ('echo "a"<(cmd)', ("cmd",)),
+    ("echo ${x:-$(cmd)}", ("cmd",)),
+    ("echo ${x:-`cmd`}", ("cmd",)),
+    ("cat <<EOF\n$(cmd)\nEOF", ("cmd",)),
+    ("cat <<EOF\n'`cmd`'\nEOF", ("cmd",)),
+    ("cat <<EOF\n${x:-y}\nEOF\nls", ("ls",)),
+    ("cat <<'EOF'\nEOF\ncmd\n'EOF'", ("cmd",)),
+    ("echo $(true\ncmd)", ("cmd",)),
+    ("echo `true\ncmd`", ("cmd",)),
+    ("cat <(true\ncmd)", ("cmd",)),
+    ("{ cat <<EOF\nhi\nEOF\n}\ncmd", ("cmd",)),
+    ("if true; then cat <<EOF\nhi\nEOF\nfi; cmd", ("cmd",)),
+    # bashlex raises on valid bash
+    ("a=(1 2); cmd", ("cmd",)),
+    ("declare -A m=([a]=1); cmd", ("cmd",)),
+    ('git commit -m "$(cat <<\'EOF\'\nmsg\nEOF\n)"; cmd', ("cmd",)),
+    ("time cmd", ("cmd",)),
+    ("case x in y) cmd;; esac", ("cmd",)),
+    ("select x in a; do cmd; done", ("cmd",)),
+    ("coproc cmd", ("cmd",)),
+    ("echo $((1+2)); cmd", ("cmd",)),
+    ("echo $[1+2]; cmd", ("cmd",)),
+    ("for ((i=0;i<2;i++)); do cmd; done", ("cmd",)),
+    ("[[ -f x ]] && cmd", ("cmd",)),
+    ("ls !(x); cmd", ("cmd",)),
+    ("echo $(a && cmd)", ("cmd",)),
+    ("echo $(cmd;)", ("cmd",)),
+    ("echo `a \\`cmd\\``", ("cmd",)),
+    # bashlex hangs: the time limit turns these into "could not parse"
+    ("echo x'${'; cmd", ("cmd",)),
+    ("echo $'${'; cmd", ("cmd",)),
+    ("echo '${x'y; cmd", ("cmd",)),
+]
+
+
+@pytest.mark.parametrize("line,hidden", INCOMPLETE)
+@pytest.mark.timeout(10)
+def test_hidden_or_unparseable_commands_are_incomplete_but_found(line, hidden):
+    result = parse_line(line)
+    assert not result.complete
+    assert result.problems
+    assert hidden in argvs(line)
+    assert all(c.problems for c in result.commands if tuple(c.argv) == hidden) or result.problems
+
+
+def test_a_line_longer_than_the_limit_is_not_parsed():
+    line = "echo " + "x" * MAX_LINE_CHARS + "; rm -rf /"
+    result = parse_line(line)
+    assert not result.complete
+    assert "longer than" in result.problems[0]
+    assert ("rm", "-rf", "/") in argvs(line)
+
+
+@pytest.mark.parametrize(
+    "line,problem",
+    [
+        ("a[0]=x cmd", "array"),
+        ("exec {fd}>file", "named file descriptors"),
+    ],
+)
+def test_constructs_bashlex_misreads_mark_the_command(line, problem):
+    (command,) = parse_line(line).commands
+    assert any(problem in p for p in command.problems)
+
+
+def test_assignments_and_redirects_are_kept():
+    (command,) = parse_line("FOO=1 BAR='a b' cmd arg > out 2>&1 < in").commands
+    assert command.assignments == ("FOO=1", "BAR=a b")
+    assert command.argv == ["cmd", "arg"]
+    assert [(r.op, r.target, r.writes_file) for r in command.redirects] == [
+        (">", "out", True), (">&", "1", False), ("<", "in", False),
+    ]
+
+
+def test_a_compound_redirect_applies_to_every_command_inside():
+    commands = parse_line("{ echo a; echo b; } > out").commands
+    assert [[r.target for r in c.redirects] for c in commands] == [["out"], ["out"]]
+
+
+def test_pipeline_positions():
+    commands = parse_line("a | b; c | d").commands
+    assert [(c.argv[0], c.position) for c in commands] == [("a", 0), ("b", 1), ("c", 0), ("d", 1)]
+    assert commands[0].pipeline == commands[1].pipeline != commands[2].pipeline
+
+
+def test_dynamic_words_are_marked():
+    (command,) = parse_line('$X "$Y" z* {a,b} \'$lit\' plain').commands
+    assert [w.dynamic for w in command.words] == [True, True, True, True, False, False]
+
+
+def test_fork_bomb_function_is_recorded():
+    (function,) = parse_line(":(){ :|:& };:").functions
+    assert function.name == ":" and function.is_fork_bomb
+    (plain,) = parse_line("f() { f; }").functions
+    assert not plain.is_fork_bomb
