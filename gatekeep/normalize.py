@@ -86,10 +86,11 @@ def normalize(command: SimpleCommand) -> Normalized:
         words = tuple(command.assignments)
         return Normalized(command, " ".join(words), (words,), words, command.problems)
     inner, forms = _unwrap_all(argv)
-    name = load_table().name(inner) if inner else _basename(argv[0])
+    bare = not inner or _basename(inner[0]) in BARE  # a shell or wrapper with nothing known inside
+    name = _basename((inner or argv)[0]) if bare else load_table().name([_basename(inner[0]), *inner[1:]])
     allow_form, why_not = _allow_form(command)
     not_allowable = command.problems + why_not
-    suggestion = None if not inner or _basename(inner[0]) in BARE else f"{name} *"
+    suggestion = None if bare else f"{name} *"
     return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion)
 
 

@@ -1,0 +1,73 @@
+"""The audit log: whole lines under concurrency, private, readable backwards and followed."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+import time
+
+from gatekeep import audit
+from gatekeep.paths import get_paths
+
+
+def _append_many(worker: int, count: int) -> None:
+    path = get_paths().audit_log
+    for i in range(count):
+        # long records make torn writes likely if appends were not atomic
+        audit.append(path, {"id": f"{worker}-{i}", "command": "x" * (i * 37 % 9000)})
+
+
+def test_eight_processes_appending_500_records_each_leave_4000_valid_lines(paths):
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_append_many, args=(w, 500)) for w in range(8)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(timeout=300)
+        assert p.exitcode == 0
+    lines = paths.audit_log.read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    records = [json.loads(line) for line in lines[:-1]]
+    assert len(records) == 4000
+    assert len({r["id"] for r in records}) == 4000
+
+
+def test_the_log_is_private_even_if_created_loose(paths):
+    paths.audit_log.parent.mkdir(parents=True)
+    paths.audit_log.touch(mode=0o644)
+    audit.append(paths.audit_log, {"id": "1"})
+    assert paths.audit_log.stat().st_mode & 0o777 == 0o600
+
+
+def test_read_last_reads_backwards_across_blocks_and_filters(paths):
+    for i in range(3000):
+        audit.append(paths.audit_log, {"id": i, "outcome": "allow" if i % 3 else "deny", "pad": "p" * 50})
+    with paths.audit_log.open("ab") as f:
+        f.write(b"not json\n")
+    assert [r["id"] for r in audit.read_last(paths.audit_log, 3)] == [2997, 2998, 2999]
+    denied = audit.read_last(paths.audit_log, 4, lambda r: r["outcome"] == "deny")
+    assert [r["id"] for r in denied] == [2988, 2991, 2994, 2997]
+    assert len(audit.read_last(paths.audit_log, 10_000)) == 3000
+    assert audit.read_last(paths.audit_log, 0) == []
+
+
+def test_follow_yields_records_appended_later(paths):
+    audit.append(paths.audit_log, {"id": "old"})
+    seen: list = []
+    follower = audit.follow(paths.audit_log, poll_seconds=0.01)
+
+    def collect():
+        for record in follower:
+            if record is not None:
+                seen.append(record["id"])
+                if len(seen) == 2:
+                    return
+
+    thread = threading.Thread(target=collect, daemon=True)
+    thread.start()
+    time.sleep(0.1)
+    audit.append(paths.audit_log, {"id": "new1"})
+    audit.append(paths.audit_log, {"id": "new2"})
+    thread.join(timeout=10)
+    assert seen == ["new1", "new2"]

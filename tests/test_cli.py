@@ -1,0 +1,199 @@
+"""The command line: exit codes, --json shapes, audit records, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import click
+import pytest
+
+from gatekeep import audit
+from gatekeep.main import cli, main
+from tests.conftest import write
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_exit_codes_on_the_built_in_policy(capsys):
+    assert run(capsys, "check", "--", "rm -rf ~")[0] == 1
+    assert run(capsys, "check", "--", "git status")[0] == 0
+    assert run(capsys, "check", "--", "npm install")[0] == 1  # ask, and no prompt yet
+
+
+def test_check_json_shape(capsys, paths):
+    write(paths.user_policy, "rules:\n  allow: ['git status *']\n  deny: ['rm *']\n")
+    code, out, _ = run(capsys, "check", "--json", "--", "git status && rm -rf build")
+    assert code == 1
+    data = json.loads(out)
+    assert uuid.UUID(data["id"]).version == 4
+    assert data["command"] == "git status && rm -rf build"
+    assert (data["decision"], data["outcome"]) == ("deny", "deny")
+    assert "'rm *'" in data["reason"] and str(paths.user_policy) in data["reason"]
+    assert data["commands"] == [
+        {"argv": ["git", "status"], "name": "git status", "decision": "allow", "rule": "git status *", "suggestion": "git status *"},
+        {"argv": ["rm", "-rf", "build"], "name": "rm", "decision": "deny", "rule": "rm *", "suggestion": "rm *"},
+    ]
+    assert data["suggestions"] == []
+
+
+def test_check_json_for_the_hanging_input(capsys):
+    code, out, _ = run(capsys, "check", "--json", "--", "echo x'${'")
+    data = json.loads(out)
+    assert code == 1
+    assert (data["decision"], data["outcome"]) == ("ask", "deny")
+    assert "could not be fully parsed" in data["reason"]
+
+
+def test_check_writes_one_complete_audit_record(capsys, paths, tmp_path):
+    code, out, _ = run(capsys, "check", "--json", "--cwd", str(tmp_path), "--", "git status")
+    (record,) = audit.read_last(paths.audit_log, 10)
+    assert set(audit.FIELDS) <= set(record)
+    assert record["id"] == json.loads(out)["id"]
+    assert record["ts"].endswith("Z") and "T" in record["ts"]
+    assert record["cwd"] == str(tmp_path)
+    assert (record["decision"], record["outcome"], record["prompted"], record["answer"], record["timed_out"]) == (
+        "allow", "allow", False, None, False,
+    )
+    assert len(record["policy_sha256"]) == 64
+    assert paths.audit_log.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_broken_policy_blocks_check_but_not_the_other_commands(capsys, paths):
+    write(paths.user_policy, "rules:\n  allow: ['git status *']\n  permit: []\n")
+    code, _, err = run(capsys, "check", "--", "git status")
+    assert code == 2
+    assert f"{paths.user_policy}, line 3, key 'rules.permit'" in err
+    assert len(err.strip().splitlines()) == 1
+    (record,) = audit.read_last(paths.audit_log, 10)
+    assert record["outcome"] == "deny"
+    assert run(capsys, "paths")[0] == 0
+    assert run(capsys, "audit", "tail")[0] == 0
+    code, _, err = run(capsys, "rules", "list")
+    assert code == 2 and "line 3" in err
+
+
+def test_an_explicit_policy_that_does_not_exist_is_an_error(capsys, tmp_path):
+    code, _, err = run(capsys, "check", "--policy", str(tmp_path / "nope.yaml"), "--", "ls")
+    assert code == 2 and "does not exist" in err
+
+
+def test_an_unwritable_audit_log_blocks_the_line(capsys, monkeypatch, tmp_path):
+    home = tmp_path / "gk"
+    write(home / "state", "a file where the state directory should be")
+    monkeypatch.setenv("GATEKEEP_HOME", str(home))
+    code, _, err = run(capsys, "check", "--", "git status")
+    assert code == 2 and "cannot write the audit log" in err
+
+
+def test_an_internal_error_blocks_with_one_line_and_a_log(capsys, monkeypatch, paths):
+    import gatekeep.commands.check as check_module
+
+    def explode(line, policy):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(check_module, "evaluate", explode)
+    code, _, err = run(capsys, "check", "--", "git status")
+    assert code == 2
+    assert err.count("\n") == 1 and "internal error (RuntimeError: boom); blocked" in err
+    assert "Traceback" in paths.error_log.read_text()
+
+
+def test_usage_errors_exit_2(capsys):
+    assert run(capsys, "check")[0] == 2
+    assert run(capsys, "rules", "add", "x", "--sideways")[0] == 2
+    assert run(capsys, "frobnicate")[0] == 2
+
+
+def test_rules_add_list_remove(capsys, paths):
+    assert run(capsys, "rules", "add", "npm run build *")[0] == 0
+    assert run(capsys, "rules", "add", "--deny", "curl * | sh")[0] == 0
+    code, out, _ = run(capsys, "rules", "list", "--json")
+    data = json.loads(out)
+    user = [(r["verdict"], r["pattern"]) for r in data["rules"] if r["layer"] == "user"]
+    assert user == [("allow", "npm run build *"), ("deny", "curl * | sh")]
+    assert data["default"]["verdict"] == "ask" and data["timeout"] == 300
+    assert any(r["layer"] == "built-in" for r in data["rules"])
+    _, text, _ = run(capsys, "rules", "list")
+    assert "npm run build *" in text and "built-in" in text
+    assert run(capsys, "check", "--", "npm run build --watch")[0] == 0
+    assert run(capsys, "rules", "remove", "npm run build *")[0] == 0
+    assert run(capsys, "rules", "remove", "npm run build *")[0] == 1
+    assert run(capsys, "check", "--", "npm run build --watch")[0] == 1
+
+
+def test_rules_take_another_file_with_policy(capsys, tmp_path):
+    team = tmp_path / "team.yaml"
+    assert run(capsys, "rules", "add", "--ask", "git push *", "--policy", str(team))[0] == 0
+    assert "git push *" in team.read_text()
+    code, out, _ = run(capsys, "rules", "list", "--json", "--policy", str(team))
+    assert any(r["pattern"] == "git push *" and r["path"] == str(team) for r in json.loads(out)["rules"])
+
+
+def test_rules_test_explains_each_command_without_auditing(capsys, paths):
+    write(paths.user_policy, "rules:\n  allow: ['git status *']\n  deny: ['rm *']\n")
+    code, out, _ = run(capsys, "rules", "test", "--", "sudo /bin/rm x; git status")
+    assert code == 0
+    assert out.startswith("verdict: deny")
+    assert "`rm x`" in out and "'rm *'" in out and "user policy" in out
+    code, out, _ = run(capsys, "rules", "test", "--json", "--", "sudo /bin/rm x")
+    (command,) = json.loads(out)["commands"]
+    assert command["forms"] == ["sudo /bin/rm x", "/bin/rm x", "rm x"]
+    assert command["layer"] == "user"
+    assert command["allow_form"] == "sudo /bin/rm x"  # only an allow rule naming sudo itself could allow it
+    assert not paths.audit_log.exists()
+
+
+def test_audit_tail_table_json_and_filter(capsys):
+    run(capsys, "check", "--", "git status")
+    run(capsys, "check", "--", "rm -rf ~")
+    run(capsys, "check", "--", "echo '\x1b[31mred\u202e'")
+    code, out, _ = run(capsys, "audit", "tail", "-n", "5")
+    assert code == 0
+    assert "\x1b" not in out and "\u202e" not in out and "\\e[31mred\\u{202e}" in out
+    lines = out.splitlines()
+    assert len(lines) == 4 and "deny" in lines[2] and "rm * ~ *" in lines[2]
+    _, out, _ = run(capsys, "audit", "tail", "--json", "--outcome", "allow")
+    assert [json.loads(line)["command"] for line in out.splitlines()] == ["git status", "echo '\x1b[31mred\u202e'"]
+    _, out, _ = run(capsys, "audit", "tail", "--json", "-n", "1")
+    assert json.loads(out)["command"].startswith("echo")
+
+
+def test_paths_follow_gatekeep_home(capsys, tmp_path):
+    code, out, _ = run(capsys, "paths", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["user_policy"] == str(tmp_path / "gatekeep" / "config" / "policy.yaml")
+    assert data["audit_log"] == str(tmp_path / "gatekeep" / "state" / "audit.jsonl")
+    assert data["lock_dir"].startswith(str(tmp_path / "gatekeep"))
+
+
+def _all_commands(group: click.Group, prefix: str = ""):
+    for name, command in group.commands.items():
+        yield f"{prefix}{name}", command
+        if isinstance(command, click.Group):
+            yield from _all_commands(command, f"{prefix}{name} ")
+
+
+@pytest.mark.parametrize("name,command", list(_all_commands(cli)))
+def test_every_command_has_help_and_is_in_the_readme(name, command):
+    assert command.help and len(command.help) > 20
+    assert f"gatekeep {name}" in (REPO / "README.md").read_text()
+
+
+def test_a_real_process(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "gatekeep", "check", "--", "rm -rf ~"], capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("gatekeep: blocked (deny)")
+    assert result.stdout == ""

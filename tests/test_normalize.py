@@ -1,0 +1,127 @@
+"""Normalize stage: the forms deny/ask rules see, the one form allow rules see, and the name."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatekeep.normalize import normalize
+from gatekeep.parse import parse_line
+from gatekeep.shellwords import unquote
+
+
+def normalized(line: str):
+    return normalize(parse_line(line).commands[-1])  # the outer command comes after its substitutions
+
+
+@pytest.mark.parametrize(
+    "line,innermost",
+    [
+        ("rm x", "rm x"),
+        ("/bin/rm x", "rm x"),
+        ("sudo rm x", "rm x"),
+        ("sudo -u root -g wheel rm x", "rm x"),
+        ("sudo --user=root rm x", "rm x"),
+        ("doas -u root rm x", "rm x"),
+        ("env -i A=1 B=2 rm x", "rm x"),
+        ("env -u HOME -C /tmp rm x", "rm x"),
+        ("env -S 'rm x'", "rm x"),
+        ("env --split-string='rm x'", "rm x"),
+        ("command -p rm x", "rm x"),
+        ("exec -a name rm x", "rm x"),
+        ("nice -n 19 rm x", "rm x"),
+        ("nice -19 rm x", "rm x"),
+        ("timeout 5 rm x", "rm x"),
+        ("timeout --signal=KILL -k 1 5 rm x", "rm x"),
+        ("stdbuf -o L -e 0 rm x", "rm x"),
+        ("nohup -- rm x", "rm x"),
+        ("sudo env nice nohup timeout 1 rm x", "rm x"),
+        ("/usr/bin/sudo /usr/bin/env /bin/rm x", "rm x"),
+    ],
+)
+def test_deny_forms_reach_the_command_inside_every_wrapper(line, innermost):
+    forms = [" ".join(f) for f in normalized(line).deny_forms]
+    assert forms[0] == " ".join(parse_line(line).commands[0].argv)
+    assert forms[-1] == innermost
+
+
+def test_an_unknown_wrapper_option_makes_every_later_word_a_candidate():
+    forms = [" ".join(f) for f in normalized("sudo --frobnicate value rm x").deny_forms]
+    assert "value rm x" in forms and "rm x" in forms
+
+
+@pytest.mark.parametrize(
+    "line,allow_form,why",
+    [
+        ("git status", "git status", None),
+        ("LANG=C LC_ALL=C git status", "git status", None),
+        ("nice -n 5 nohup timeout 9 stdbuf -oL git status", "git status", None),
+        ("PATH=/x git status", None, "PATH="),
+        ("LD_PRELOAD=x git status", None, "LD_PRELOAD="),
+        ("BASH_ENV=x git status", None, "BASH_ENV="),
+        ("sudo git status", "sudo git status", None),
+        ("timeout --bogus 5 git status", None, "option gatekeep does not know"),
+        ("$GIT status", None, "computed at run time"),
+        ("`which git` status", None, "computed at run time"),
+        ("nohup", None, "nothing runs"),
+        ("/usr/bin/git status", "/usr/bin/git status", None),
+    ],
+)
+def test_allow_form_sees_only_harmless_prefixes(line, allow_form, why):
+    n = normalized(line)
+    assert (" ".join(n.allow_form) if n.allow_form else None) == allow_form
+    if why:
+        assert why in n.not_allowable[0]
+    else:
+        assert n.not_allowable == ()
+
+
+@pytest.mark.parametrize(
+    "line,name,suggestion",
+    [
+        ("git -C src commit -m fix", "git commit", "git commit *"),
+        ("sudo git push origin", "git push", "git push *"),
+        ("npm run build --watch", "npm run build", "npm run build *"),
+        ("sudo", "sudo", None),
+        ("env FOO=1", "env", None),
+        ("bash -c 'ls'", "bash", None),
+        ("FOO=1", "FOO=1", None),
+    ],
+)
+def test_names_and_suggestions(line, name, suggestion):
+    n = normalized(line)
+    assert (n.name, n.suggestion) == (name, suggestion)
+
+
+@pytest.mark.parametrize(
+    "src,value,dynamic",
+    [
+        ("plain", "plain", False),
+        ("'a b'", "a b", False),
+        ('"a b"', "a b", False),
+        ("a\\ b", "a b", False),
+        ("'it'\\''s'", "it's", False),
+        ('"\\$HOME"', "$HOME", False),
+        ('"a\\nb"', "a\\nb", False),
+        ("$'a\\tb'", "a\tb", False),
+        ("$'\\e[0m'", "\x1b[0m", False),
+        ("$'\\cA'", "\x01", False),
+        ("$'\\U0001F600'", "\U0001F600", False),
+        ("$'it\\'s'", "it's", False),
+        ('$"x"', "x", False),
+        ("$HOME", "$HOME", True),
+        ("${HOME}/x", "${HOME}/x", True),
+        ('"$(id)"', "$(id)", True),
+        ("*.py", "*.py", True),
+        ("file?", "file?", True),
+        ("[ab]", "[ab]", True),
+        ("{a,b}", "{a,b}", True),
+        ("{1..3}", "{1..3}", True),
+        ("'*.py'", "*.py", False),
+        ("{}", "{}", False),
+        ("a$", "a$", False),
+        ("~/x", "~/x", False),
+        ("'unterminated", "unterminated", False),
+    ],
+)
+def test_unquote(src, value, dynamic):
+    assert unquote(src) == (unquote(src).__class__(value, dynamic))

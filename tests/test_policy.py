@@ -1,0 +1,115 @@
+"""Policy loading: layers, errors that name file/line/key, and what no layer can undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gatekeep.errors import PolicyError
+from gatekeep.gate import evaluate
+from gatekeep.policy import load_policy
+from tests.conftest import write
+
+
+@pytest.mark.parametrize(
+    "text,line,key,message",
+    [
+        ("default: maybe\n", 1, "default", "allow, ask or deny"),
+        ("timeout: 300\ncolour: red\n", 2, "colour", "unknown key"),
+        ("timeout: soon\n", 1, "timeout", "whole number"),
+        ("timeout: 0\n", 1, "timeout", "whole number"),
+        ("timeout: true\n", 1, "timeout", "whole number"),
+        ("rules: [a, b]\n", 1, "rules", "mapping"),
+        ("rules:\n  allow: 'git status'\n", 2, "rules.allow", "list"),
+        ("rules:\n  permit: []\n", 2, "rules.permit", "unknown key"),
+        ("rules:\n  deny:\n    - rm *\n    - 42\n", 4, "rules.deny[1]", "non-empty string"),
+        ("rules:\n  deny:\n    - ''\n", 3, "rules.deny[0]", "non-empty string"),
+        ("- just\n- a list\n", 1, None, "mapping"),
+        ("rules:\n  allow: [unclosed\n", None, None, "invalid YAML"),
+        ("default: ask\ndefault: allow\n", None, None, "invalid YAML"),
+    ],
+)
+def test_a_broken_policy_names_file_line_and_key(paths, text, line, key, message):
+    write(paths.user_policy, text)
+    with pytest.raises(PolicyError) as error:
+        load_policy(paths)
+    assert error.value.path == paths.user_policy
+    assert message in str(error.value)
+    assert str(paths.user_policy) in str(error.value)
+    if line is not None:
+        assert error.value.line == line
+    else:
+        assert error.value.line is not None  # YAML syntax errors still give a line
+    assert error.value.key == key
+
+
+def test_missing_user_and_system_files_are_empty_layers(paths):
+    policy = load_policy(paths)
+    assert [layer.name for layer in policy.layers] == ["built-in", "system", "user"]
+    assert policy.default == "ask" and policy.timeout == 300
+
+
+def test_an_explicit_policy_file_must_exist(paths, tmp_path):
+    with pytest.raises(PolicyError, match="does not exist"):
+        load_policy(paths, tmp_path / "nope.yaml")
+
+
+def test_empty_file_and_empty_lists_load(paths):
+    write(paths.user_policy, "# nothing yet\n")
+    assert load_policy(paths).layers[2].rules == ()
+    write(paths.user_policy, "rules:\n  allow:\n  deny: []\n")
+    assert load_policy(paths).layers[2].rules == ()
+
+
+def test_the_user_file_cannot_allow_what_the_system_file_denies(paths):
+    write(paths.system_policy, "rules:\n  deny: ['git push *']\n")
+    write(paths.user_policy, "default: allow\nrules:\n  allow: ['git push *', 'git *']\n")
+    verdict = evaluate("git push origin", load_policy(paths))
+    assert verdict.decision == "deny"
+    assert "system policy" in verdict.reason
+
+
+def test_the_user_file_cannot_allow_what_the_built_in_policy_denies(paths):
+    write(paths.user_policy, "rules:\n  allow: ['rm *', '*']\n")
+    assert evaluate("rm -rf /", load_policy(paths)).decision == "deny"
+
+
+def test_a_user_ask_beats_a_system_allow(paths):
+    write(paths.system_policy, "rules:\n  allow: ['git push *']\n")
+    write(paths.user_policy, "rules:\n  ask: ['git push *']\n")
+    assert evaluate("git push", load_policy(paths)).decision == "ask"
+
+
+def test_user_default_cannot_be_looser_than_the_system_default(paths):
+    write(paths.system_policy, "default: ask\n")
+    write(paths.user_policy, "default: allow\n")
+    policy = load_policy(paths)
+    assert policy.default == "ask" and policy.default_layer.name == "system"
+    write(paths.user_policy, "default: deny\n")
+    assert load_policy(paths).default == "deny"
+
+
+def test_user_default_overrides_the_built_in_default(paths):
+    write(paths.user_policy, "default: allow\ntimeout: 30\n")
+    policy = load_policy(paths)
+    assert (policy.default, policy.timeout, policy.default_layer.name) == ("allow", 30, "user")
+
+
+def test_policy_digest_changes_with_any_layer(paths):
+    first = load_policy(paths).sha256
+    write(paths.system_policy, "rules:\n  deny: ['x']\n")
+    second = load_policy(paths).sha256
+    write(paths.user_policy, "rules:\n  deny: ['x']\n")
+    third = load_policy(paths).sha256
+    assert len({first, second, third}) == 3
+
+
+def test_gatekeep_policy_variable_names_the_user_file(monkeypatch, tmp_path):
+    custom = write(tmp_path / "custom.yaml", "rules:\n  deny: ['git status *']\n")
+    monkeypatch.setenv("GATEKEEP_POLICY", str(custom))
+    from gatekeep.paths import get_paths
+
+    policy = load_policy(get_paths())
+    assert policy.layers[2].path == Path(custom)
+    assert evaluate("git status", policy).decision == "deny"

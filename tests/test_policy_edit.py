@@ -1,0 +1,101 @@
+"""Policy writes: locked, atomic, comment-preserving, and safe with many writers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+
+from gatekeep.errors import PolicyError
+from gatekeep.paths import get_paths
+from gatekeep.policy import load_policy, read_layer
+from gatekeep.policy_edit import add_rule, remove_rule
+from tests.conftest import write
+
+COMMENTED = """\
+# my policy — hand written
+default: ask   # keep asking
+
+rules:
+  # things I trust
+  allow: ["git status *", "make test"]
+  deny:
+    - rm -rf *   # never
+"""
+
+
+def test_add_creates_a_new_private_policy(paths):
+    assert add_rule(paths, paths.user_policy, "npm run build *", "allow") == "added"
+    assert read_layer("user", paths.user_policy).rules == (("allow", "npm run build *"),)
+    assert paths.user_policy.stat().st_mode & 0o777 == 0o600
+
+
+def test_add_keeps_comments_layout_and_order(paths):
+    write(paths.user_policy, COMMENTED)
+    add_rule(paths, paths.user_policy, "npm test:*", "allow")
+    add_rule(paths, paths.user_policy, "git push *", "ask")
+    text = paths.user_policy.read_text()
+    for kept in ("# my policy — hand written", "default: ask   # keep asking", "# things I trust", "rm -rf *   # never"):
+        assert kept in text
+    assert 'allow: ["git status *", "make test", npm test *]' in text
+    assert read_layer("user", paths.user_policy).rules == (
+        ("allow", "git status *"), ("allow", "make test"), ("allow", "npm test *"),
+        ("deny", "rm -rf *"), ("ask", "git push *"),
+    )
+
+
+def test_adding_twice_is_a_no_op_and_changing_verdict_moves_the_rule(paths):
+    write(paths.user_policy, COMMENTED)
+    assert add_rule(paths, paths.user_policy, "make   test", "allow") == "exists"
+    assert add_rule(paths, paths.user_policy, "make test", "deny") == "moved from allow"
+    rules = read_layer("user", paths.user_policy).rules
+    assert ("deny", "make test") in rules and ("allow", "make test") not in rules
+
+
+def test_remove(paths):
+    write(paths.user_policy, COMMENTED)
+    assert remove_rule(paths, paths.user_policy, "rm -rf *") == ["deny"]
+    assert remove_rule(paths, paths.user_policy, "rm -rf *") == []
+    assert "# things I trust" in paths.user_policy.read_text()
+
+
+def test_a_broken_file_is_never_rewritten(paths):
+    broken = "rules:\n  allow: [unclosed\n"
+    write(paths.user_policy, broken)
+    with pytest.raises(PolicyError):
+        add_rule(paths, paths.user_policy, "ls *", "allow")
+    assert paths.user_policy.read_text() == broken
+
+
+def test_no_temporary_file_is_left_behind(paths):
+    add_rule(paths, paths.user_policy, "ls *", "allow")
+    assert sorted(p.name for p in paths.user_policy.parent.iterdir()) == ["policy.yaml"]
+
+
+def _add_many(worker: int, count: int) -> None:
+    paths = get_paths()
+    for i in range(count):
+        add_rule(paths, paths.user_policy, f"tool{worker} sub{i} *", "allow")
+
+
+def test_eight_processes_adding_fifty_rules_each_lose_nothing(paths):
+    write(paths.user_policy, COMMENTED)
+    context = multiprocessing.get_context("spawn")  # real, separate interpreters
+    workers = [context.Process(target=_add_many, args=(w, 50)) for w in range(8)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(timeout=300)
+        assert p.exitcode == 0
+    patterns = [p for v, p in read_layer("user", paths.user_policy).rules if p.startswith("tool")]
+    assert len(patterns) == 400 == len(set(patterns))
+    assert "# things I trust" in paths.user_policy.read_text()
+    load_policy(paths)  # and the whole file still loads
+
+
+def test_the_lock_is_per_file_and_lives_in_the_state_dir(paths, tmp_path):
+    other = tmp_path / "elsewhere" / "team.yaml"
+    add_rule(paths, other, "ls *", "allow")
+    add_rule(paths, paths.user_policy, "ls *", "allow")
+    assert len(os.listdir(paths.lock_dir)) == 2
