@@ -96,6 +96,16 @@ def rules_test(policy_file, as_json, command_line) -> int:
     return run(" ".join(command_line), policy_file, as_json)
 
 
+@cli.command(name="normalize", context_settings=CONTEXT)
+@json_option
+@click.argument("command_line", nargs=-1, required=True)
+def normalize_command(as_json, command_line) -> int:
+    """Print the normalized name of each simple command in COMMAND_LINE (after `--`)."""
+    from gatekeep.commands.normalize_cmd import normalize_line
+
+    return normalize_line(" ".join(command_line), as_json)
+
+
 @cli.group(context_settings=CONTEXT)
 def audit() -> None:
     """Read the audit log of decisions."""
