@@ -96,8 +96,8 @@ def _suggestions(verdicts: tuple[CommandVerdict, ...]) -> tuple[str, ...]:
     found: list[str] = []
     for v in verdicts:
         s = v.normalized.suggestion
-        # only what an allow rule would change: asked by the default, with nothing that blocks an allow
-        if v.decision == "ask" and v.rule is None and s and v.normalized.allow_form and not v.normalized.not_allowable and s not in found:
+        # only where an allow rule would change the verdict: asked by the default, not by an ask rule
+        if v.decision == "ask" and v.rule is None and s and s not in found:
             found.append(s)
     return tuple(found[:MAX_SUGGESTIONS])
 

@@ -90,7 +90,7 @@ def normalize(command: SimpleCommand) -> Normalized:
     name = _basename((inner or argv)[0]) if bare else load_table().name([_basename(inner[0]), *inner[1:]])
     allow_form, why_not = _allow_form(command)
     not_allowable = command.problems + why_not
-    suggestion = None if bare else f"{name} *"
+    suggestion = None if bare or not_allowable else f"{name} *"  # no rule could allow it anyway
     return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion)
 
 

@@ -85,6 +85,8 @@ def test_allow_form_sees_only_harmless_prefixes(line, allow_form, why):
         ("env FOO=1", "env", None),
         ("bash -c 'ls'", "bash", None),
         ("FOO=1", "FOO=1", None),
+        ("PATH=/x git status", "git status", None),  # no allow rule could ever allow it
+        ("$TOOL run", "$TOOL run", None),
     ],
 )
 def test_names_and_suggestions(line, name, suggestion):
