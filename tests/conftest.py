@@ -6,7 +6,7 @@ directory, and no developer's own policy can change a test's result.
 
 from __future__ import annotations
 
-import os
+import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -47,3 +47,14 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+
+
+def race(target, count: int, *args) -> None:
+    """Run `target(worker, *args)` in `count` real, separate processes at once; all must succeed."""
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=target, args=(w, *args)) for w in range(count)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(timeout=300)
+        assert p.exitcode == 0

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import threading
 import time
 
 from gatekeep import audit
 from gatekeep.paths import get_paths
+from tests.conftest import race
 
 
 def _append_many(worker: int, count: int) -> None:
@@ -19,13 +19,7 @@ def _append_many(worker: int, count: int) -> None:
 
 
 def test_eight_processes_appending_500_records_each_leave_4000_valid_lines(paths):
-    context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_append_many, args=(w, 500)) for w in range(8)]
-    for p in workers:
-        p.start()
-    for p in workers:
-        p.join(timeout=300)
-        assert p.exitcode == 0
+    race(_append_many, 8, 500)
     lines = paths.audit_log.read_bytes().split(b"\n")
     assert lines[-1] == b""
     records = [json.loads(line) for line in lines[:-1]]

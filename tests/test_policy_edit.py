@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 
 import pytest
@@ -11,7 +10,7 @@ from gatekeep.errors import PolicyError
 from gatekeep.paths import get_paths
 from gatekeep.policy import load_policy, read_layer
 from gatekeep.policy_edit import add_rule, remove_rule
-from tests.conftest import write
+from tests.conftest import race, write
 
 COMMENTED = """\
 # my policy — hand written
@@ -81,13 +80,7 @@ def _add_many(worker: int, count: int) -> None:
 
 def test_eight_processes_adding_fifty_rules_each_lose_nothing(paths):
     write(paths.user_policy, COMMENTED)
-    context = multiprocessing.get_context("spawn")  # real, separate interpreters
-    workers = [context.Process(target=_add_many, args=(w, 50)) for w in range(8)]
-    for p in workers:
-        p.start()
-    for p in workers:
-        p.join(timeout=300)
-        assert p.exitcode == 0
+    race(_add_many, 8, 50)
     patterns = [p for v, p in read_layer("user", paths.user_policy).rules if p.startswith("tool")]
     assert len(patterns) == 400 == len(set(patterns))
     assert "# things I trust" in paths.user_policy.read_text()
