@@ -13,11 +13,25 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 FIELDS = (
-    "id", "ts", "command", "cwd", "tty", "pid", "user", "shell", "decision", "outcome",
-    "rule", "reason", "prompted", "answer", "timed_out", "policy_sha256",
+    "id",
+    "ts",
+    "command",
+    "cwd",
+    "tty",
+    "pid",
+    "user",
+    "shell",
+    "decision",
+    "outcome",
+    "rule",
+    "reason",
+    "prompted",
+    "answer",
+    "timed_out",
+    "policy_sha256",
 )
 
 

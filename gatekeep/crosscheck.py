@@ -67,9 +67,8 @@ class _Scanner:
         return self.stack[-1] if self.stack else ""
 
     def run(self) -> None:
-        s, n = self.s, len(self.s)
         i = 0
-        while i < n:
+        while i < len(self.s):
             i = self.step(i)
 
     def step(self, i: int) -> int:

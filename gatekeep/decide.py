@@ -47,11 +47,12 @@ class LineVerdict:
 
 
 def decide(parsed: ParseResult, normalized: list[Normalized], matches: list[Matches], policy: Policy) -> LineVerdict:
-    verdicts = tuple(_decide_command(n, m, policy) for n, m in zip(normalized, matches))
+    verdicts = tuple(_decide_command(n, m, policy) for n, m in zip(normalized, matches, strict=True))
     suggestions = _suggestions(verdicts)
     bomb = next((f for f in parsed.functions if f.is_fork_bomb), None)
     if bomb is not None:
-        reason = f"the line defines `{visible(bomb.name)}`, a function that runs copies of itself: a fork bomb (built-in policy)"
+        name = visible(bomb.name)
+        reason = f"the line defines `{name}`, a function that runs copies of itself: a fork bomb (built-in policy)"
         return LineVerdict("deny", reason, None, verdicts, ())
     denied = next((v for v in verdicts if v.decision == "deny"), None)
     if denied is not None:
@@ -73,7 +74,12 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy) ->
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
         if rule is not None:
-            return CommandVerdict(normalized, decision, rule, f"{'is denied' if decision == 'deny' else 'needs approval'} by {rule.describe()}")
+            return CommandVerdict(
+                normalized,
+                decision,
+                rule,
+                f"{'is denied' if decision == 'deny' else 'needs approval'} by {rule.describe()}",
+            )
     if normalized.not_allowable:
         decision = "deny" if policy.default == "deny" else "ask"
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
@@ -83,7 +89,9 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy) ->
         return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
     layer = policy.default_layer
     return CommandVerdict(
-        normalized, policy.default, None,
+        normalized,
+        policy.default,
+        None,
         f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
     )
 
@@ -100,4 +108,3 @@ def _suggestions(verdicts: tuple[CommandVerdict, ...]) -> tuple[str, ...]:
         if v.decision == "ask" and v.rule is None and s and s not in found:
             found.append(s)
     return tuple(found[:MAX_SUGGESTIONS])
-

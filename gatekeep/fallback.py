@@ -19,8 +19,30 @@ from gatekeep.shellwords import Word, unquote
 _OPERATORS = re.compile(r"\$\(|[<>]\(|\$\{|[;&|(){}`\n]")
 _QUOTES = re.compile(r"['\"\\]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\+?=")
-_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case",
-             "esac", "select", "function", "coproc", "time", "!", "{", "}", "[[", "]]"}
+_KEYWORDS = {
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "do",
+    "done",
+    "while",
+    "until",
+    "for",
+    "in",
+    "case",
+    "esac",
+    "select",
+    "function",
+    "coproc",
+    "time",
+    "!",
+    "{",
+    "}",
+    "[[",
+    "]]",
+}
 
 PROBLEM = "could not be parsed; found by a conservative scan of the raw text"
 

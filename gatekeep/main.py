@@ -17,7 +17,9 @@ from gatekeep.errors import EXIT_BLOCKED, EXIT_ERROR, FatalError
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 policy_option = click.option(
-    "--policy", "policy_file", type=click.Path(dir_okay=False, path_type=Path),
+    "--policy",
+    "policy_file",
+    type=click.Path(dir_okay=False, path_type=Path),
     help="Use this file as the user policy (default: `gatekeep paths` shows it).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

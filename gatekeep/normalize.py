@@ -37,28 +37,52 @@ def _w(value: str = "", flags: str = "", **kw) -> Wrapper:
 
 
 WRAPPERS: dict[str, Wrapper] = {
-    "sudo": _w("-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
-               "-t --type -T --command-timeout -U --other-user",
-               "-A -b -E -H -i -K -k -n -P -S -s -V -v -l -e --preserve-env --login --shell "
-               "--non-interactive --stdin --askpass --background --reset-timestamp"),
+    "sudo": _w(
+        "-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
+        "-t --type -T --command-timeout -U --other-user",
+        "-A -b -E -H -i -K -k -n -P -S -s -V -v -l -e --preserve-env --login --shell "
+        "--non-interactive --stdin --askpass --background --reset-timestamp",
+    ),
     "doas": _w("-u -C", "-n -s -L"),
-    "env": _w("-u --unset -C --chdir -S --split-string",
-              "-i --ignore-environment -0 --null -v --debug -", assignments=True),
+    "env": _w(
+        "-u --unset -C --chdir -S --split-string", "-i --ignore-environment -0 --null -v --debug -", assignments=True
+    ),
     "command": _w("", "-p"),
     "builtin": _w(),
     "exec": _w("-a", "-c -l"),
     "nohup": _w(harmless=True),
     "nice": _w("-n --adjustment", harmless=True),
     "time": _w("", "-p", harmless=True),
-    "timeout": _w("-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose",
-                  positionals=1, harmless=True),
+    "timeout": _w(
+        "-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose", positionals=1, harmless=True
+    ),
     "stdbuf": _w("-i -o -e --input --output --error", harmless=True),
 }
 
 # Shells and wrappers for which a `NAME *` rule would allow anything at all.
 BARE = frozenset(WRAPPERS) | {
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "eval", "xargs", "doas", "sudo",
-    "ionice", "setsid", "flock", "watch", "script", "parallel", "source", ".", "su", "pkexec",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "eval",
+    "xargs",
+    "doas",
+    "sudo",
+    "ionice",
+    "setsid",
+    "flock",
+    "watch",
+    "script",
+    "parallel",
+    "source",
+    ".",
+    "su",
+    "pkexec",
 }
 
 # Variables that do not change what program runs or what it executes.
@@ -174,7 +198,7 @@ def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[s
         inner, sure = _unwrap(wrapper, [w.value for w in words])
         if not sure:
             return None, (f"{words[0].value} has an option gatekeep does not know",)
-        words = words[len(words) - len(inner):]
+        words = words[len(words) - len(inner) :]
     if not words:
         return None, ("nothing runs inside the wrapper",)
     if words[0].dynamic:

@@ -24,7 +24,7 @@ from gatekeep.shellwords import Word, expansion_end, unquote
 PARSE_SECONDS = 0.5
 MAX_LINE_CHARS = 10_000
 
-_WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>"}
+_WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 _ARRAY_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=", re.DOTALL)
 _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
 

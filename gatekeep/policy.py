@@ -112,7 +112,9 @@ def parse_layer(name: str, path: Path, text: str) -> Layer:
         raise PolicyError(path, "must be allow, ask or deny", _line(data, "default"), "default")
     timeout = data.get("timeout")
     if timeout is not None and (type(timeout) is not int or not 1 <= timeout <= MAX_TIMEOUT):
-        raise PolicyError(path, f"must be a whole number of seconds, 1 to {MAX_TIMEOUT}", _line(data, "timeout"), "timeout")
+        raise PolicyError(
+            path, f"must be a whole number of seconds, 1 to {MAX_TIMEOUT}", _line(data, "timeout"), "timeout"
+        )
     return Layer(name, path, text, default, timeout, tuple(_rules(path, data)))
 
 
@@ -125,7 +127,9 @@ def _rules(path: Path, data: dict) -> list[tuple[str, str]]:
     found = []
     for verdict, patterns in rules.items():
         if verdict not in VERDICTS:
-            raise PolicyError(path, "unknown key; expected allow, ask or deny", _line(rules, verdict), f"rules.{verdict}")
+            raise PolicyError(
+                path, "unknown key; expected allow, ask or deny", _line(rules, verdict), f"rules.{verdict}"
+            )
         if patterns is None:
             continue
         if not isinstance(patterns, list):

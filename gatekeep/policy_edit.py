@@ -132,4 +132,3 @@ def _write(policy: Path, data) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-

@@ -22,8 +22,19 @@ _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 
 _ANSI_C_SIMPLE = {
-    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
-    "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
 }
 _ANSI_C_NUMERIC = re.compile(
     r"(?P<oct>[0-7]{1,3})|x(?P<hex>[0-9A-Fa-f]{1,2})|u(?P<u4>[0-9A-Fa-f]{1,4})"
@@ -66,8 +77,12 @@ def unquote(src: str) -> Word:
             value, i, dyn = _double_quoted(src, i + (2 if c == "$" else 1))
             out.append(value)
             dynamic |= dyn
-        elif (c == "$" and i + 1 < n and _EXPANSION_START.match(src, i + 1)) or c == "`" or (
-            c in "<>" and src.startswith("(", i + 1)  # process substitution: becomes a /dev/fd path
+        elif (
+            (c == "$" and i + 1 < n and _EXPANSION_START.match(src, i + 1))
+            or c == "`"
+            or (
+                c in "<>" and src.startswith("(", i + 1)  # process substitution: becomes a /dev/fd path
+            )
         ):
             end = expansion_end(src, i)
             out.append(src[i:end])

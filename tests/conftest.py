@@ -47,8 +47,6 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-
-
 def race(target, count: int, *args) -> None:
     """Run `target(worker, *args)` in `count` real, separate processes at once; all must succeed."""
     context = multiprocessing.get_context("spawn")

@@ -40,7 +40,13 @@ def test_check_json_shape(capsys, paths):
     assert (data["decision"], data["outcome"]) == ("deny", "deny")
     assert "'rm *'" in data["reason"] and str(paths.user_policy) in data["reason"]
     assert data["commands"] == [
-        {"argv": ["git", "status"], "name": "git status", "decision": "allow", "rule": "git status *", "suggestion": "git status *"},
+        {
+            "argv": ["git", "status"],
+            "name": "git status",
+            "decision": "allow",
+            "rule": "git status *",
+            "suggestion": "git status *",
+        },
         {"argv": ["rm", "-rf", "build"], "name": "rm", "decision": "deny", "rule": "rm *", "suggestion": "rm *"},
     ]
     assert data["suggestions"] == []
@@ -62,7 +68,11 @@ def test_check_writes_one_complete_audit_record(capsys, paths, tmp_path):
     assert record["ts"].endswith("Z") and "T" in record["ts"]
     assert record["cwd"] == str(tmp_path)
     assert (record["decision"], record["outcome"], record["prompted"], record["answer"], record["timed_out"]) == (
-        "allow", "allow", False, None, False,
+        "allow",
+        "allow",
+        False,
+        None,
+        False,
     )
     assert len(record["policy_sha256"]) == 64
     assert paths.audit_log.stat().st_mode & 0o777 == 0o600
@@ -192,7 +202,10 @@ def test_every_command_has_help_and_is_in_the_readme(name, command):
 
 def test_a_real_process(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "gatekeep", "check", "--", "rm -rf ~"], capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "gatekeep", "check", "--", "rm -rf ~"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     assert result.stderr.startswith("gatekeep: blocked (deny)")

@@ -107,7 +107,7 @@ def test_names_and_suggestions(line, name, suggestion):
         ("$'a\\tb'", "a\tb", False),
         ("$'\\e[0m'", "\x1b[0m", False),
         ("$'\\cA'", "\x01", False),
-        ("$'\\U0001F600'", "\U0001F600", False),
+        ("$'\\U0001F600'", "\U0001f600", False),
         ("$'it\\'s'", "it's", False),
         ('$"x"', "x", False),
         ("$HOME", "$HOME", True),

@@ -25,7 +25,8 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
-        check=True, timeout=300,
+        check=True,
+        timeout=300,
     )
     (built,) = out.glob("gatekeep-*.whl")
     return built
@@ -43,19 +44,26 @@ def test_an_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-        check=True, timeout=300,
+        check=True,
+        timeout=300,
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     probe = (
         "import gatekeep, gatekeep.resources as r, gatekeep.arity as a;"
         "print(gatekeep.__file__); print(r.data_dir('arity')); print(a.load_table().name(['git', 'commit', '-m', 'x']))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     package_file, arity_dir, name = out.stdout.splitlines()
     assert package_file.startswith(str(target))
     assert arity_dir == str(target / "gatekeep" / "_data" / "arity")
     assert name == "git commit"
     check = subprocess.run(
-        [sys.executable, "-m", "gatekeep", "check", "--", "rm -rf ~"], env=env, cwd=tmp_path, capture_output=True, text=True,
+        [sys.executable, "-m", "gatekeep", "check", "--", "rm -rf ~"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert check.returncode == 1 and "denied" in check.stderr

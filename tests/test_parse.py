@@ -56,7 +56,7 @@ COMPLETE = [
     ('$"rm" x', [("rm", "x")]),
     ("echo 'it'\\''s'", [("echo", "it's")]),
     ("echo 'a'\"b\"'c'", [("echo", "abc")]),
-    ('echo "mixed"\'quotes\'u', [("echo", "mixedquotesu")]),
+    ("echo \"mixed\"'quotes'u", [("echo", "mixedquotesu")]),
     ('echo "a\\b"', [("echo", "a\\b")]),
     ('echo "a\\$b"', [("echo", "a$b")]),
     ("ls \\\n  -la", [("ls", "-la")]),
@@ -101,7 +101,7 @@ INCOMPLETE = [
     # bashlex raises on valid bash
     ("a=(1 2); cmd", ("cmd",)),
     ("declare -A m=([a]=1); cmd", ("cmd",)),
-    ('git commit -m "$(cat <<\'EOF\'\nmsg\nEOF\n)"; cmd', ("cmd",)),
+    ("git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"; cmd", ("cmd",)),
     ("time cmd", ("cmd",)),
     ("case x in y) cmd;; esac", ("cmd",)),
     ("select x in a; do cmd; done", ("cmd",)),
@@ -156,7 +156,9 @@ def test_assignments_and_redirects_are_kept():
     assert command.assignments == ("FOO=1", "BAR=a b")
     assert command.argv == ["cmd", "arg"]
     assert [(r.op, r.target, r.writes_file) for r in command.redirects] == [
-        (">", "out", True), (">&", "1", False), ("<", "in", False),
+        (">", "out", True),
+        (">&", "1", False),
+        ("<", "in", False),
     ]
 
 
@@ -172,7 +174,7 @@ def test_pipeline_positions():
 
 
 def test_dynamic_words_are_marked():
-    (command,) = parse_line('$X "$Y" z* {a,b} \'$lit\' plain').commands
+    (command,) = parse_line("$X \"$Y\" z* {a,b} '$lit' plain").commands
     assert [w.dynamic for w in command.words] == [True, True, True, True, False, False]
 
 

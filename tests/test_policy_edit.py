@@ -35,12 +35,20 @@ def test_add_keeps_comments_layout_and_order(paths):
     add_rule(paths, paths.user_policy, "npm test:*", "allow")
     add_rule(paths, paths.user_policy, "git push *", "ask")
     text = paths.user_policy.read_text()
-    for kept in ("# my policy — hand written", "default: ask   # keep asking", "# things I trust", "rm -rf *   # never"):
+    for kept in (
+        "# my policy — hand written",
+        "default: ask   # keep asking",
+        "# things I trust",
+        "rm -rf *   # never",
+    ):
         assert kept in text
     assert 'allow: ["git status *", "make test", npm test *]' in text
     assert read_layer("user", paths.user_policy).rules == (
-        ("allow", "git status *"), ("allow", "make test"), ("allow", "npm test *"),
-        ("deny", "rm -rf *"), ("ask", "git push *"),
+        ("allow", "git status *"),
+        ("allow", "make test"),
+        ("allow", "npm test *"),
+        ("deny", "rm -rf *"),
+        ("ask", "git push *"),
     )
 
 

@@ -34,8 +34,16 @@ def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None
     try:
         policy = load_policy(paths, policy_file)
     except PolicyError as e:
-        record.update(decision="deny", outcome="deny", rule=None, reason=f"{e}; fix the policy to unblock",
-                      prompted=False, answer=None, timed_out=False, policy_sha256=None)
+        record.update(
+            decision="deny",
+            outcome="deny",
+            rule=None,
+            reason=f"{e}; fix the policy to unblock",
+            prompted=False,
+            answer=None,
+            timed_out=False,
+            policy_sha256=None,
+        )
         _audit(paths.audit_log, record)
         print(f"gatekeep: blocked: {e}", file=sys.stderr)
         return EXIT_ERROR
@@ -44,9 +52,14 @@ def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None
     # The terminal prompt arrives with the shell hooks; until then "ask" is answered as --no-prompt.
     outcome = "allow" if verdict.decision == "allow" else "deny"
     record.update(
-        decision=verdict.decision, outcome=outcome,
-        rule=verdict.rule.pattern if verdict.rule else None, reason=verdict.reason,
-        prompted=False, answer=None, timed_out=False, policy_sha256=policy.sha256,
+        decision=verdict.decision,
+        outcome=outcome,
+        rule=verdict.rule.pattern if verdict.rule else None,
+        reason=verdict.reason,
+        prompted=False,
+        answer=None,
+        timed_out=False,
+        policy_sha256=policy.sha256,
     )
     _audit(paths.audit_log, record)
 

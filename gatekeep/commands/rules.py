@@ -67,7 +67,7 @@ def rules_test(line: str, policy_file: Path | None, as_json: bool) -> int:
     verdict = evaluate(line, policy)
     if as_json:
         data = verdict_json(verdict)
-        for entry, command in zip(data["commands"], verdict.commands):
+        for entry, command in zip(data["commands"], verdict.commands, strict=True):
             entry["forms"] = [" ".join(f) for f in command.normalized.deny_forms]
             entry["allow_form"] = " ".join(command.normalized.allow_form) if command.normalized.allow_form else None
             entry["layer"] = command.rule.layer if command.rule else None
