@@ -37,16 +37,19 @@ def cli() -> None:
 @json_option
 @click.option("--cwd", type=str, help="The directory the line runs in (default: the current one).")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing when the line is allowed.")
+@click.option("--shell", help="The shell the line comes from, for the audit log (the hooks set it).")
 @click.argument("command_line", nargs=-1, required=True)
-def check(policy_file, no_prompt, as_json, cwd, quiet, command_line) -> int:
+def check(policy_file, no_prompt, as_json, cwd, quiet, shell, command_line) -> int:
     """Vet COMMAND_LINE: exit 0 to run it, 1 to block it, 2 on an error (also blocks).
 
-    Pass the line after `--`: gatekeep check -- 'git status && make'.
-    Until the terminal prompt exists, a line that needs approval is blocked.
+    Pass the line after `--`: gatekeep check -- 'git status && make'. A line
+    that needs approval is asked on the terminal (/dev/tty) when standard input
+    is a terminal; otherwise, or with --no-prompt, it is blocked.
     """
     from gatekeep.commands.check import check as run
 
-    return run(" ".join(command_line), policy_file=policy_file, as_json=as_json, cwd=cwd, quiet=quiet)
+    line = " ".join(command_line)
+    return run(line, policy_file=policy_file, prompt=not no_prompt, as_json=as_json, cwd=cwd, quiet=quiet, shell=shell)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -106,6 +109,15 @@ def normalize_command(as_json, command_line) -> int:
     from gatekeep.commands.normalize_cmd import normalize_line
 
     return normalize_line(" ".join(command_line), as_json)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("shell", type=click.Choice(["bash", "zsh"]))
+def hook(shell) -> int:
+    """Print the shell hook: add `eval "$(gatekeep hook bash)"` at the end of ~/.bashrc (zsh: ~/.zshrc)."""
+    from gatekeep.commands.hook import print_hook
+
+    return print_hook(shell)
 
 
 @cli.group(context_settings=CONTEXT)

@@ -25,7 +25,6 @@ def isolated_home(tmp_path, monkeypatch):
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(home / f".{name.lower()}"))
     monkeypatch.delenv("GATEKEEP_POLICY", raising=False)
-    monkeypatch.delenv("GATEKEEP_SHELL", raising=False)
     return home
 
 

@@ -18,7 +18,16 @@ from gatekeep.paths import get_paths
 from gatekeep.policy import load_policy
 
 
-def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None, quiet: bool) -> int:
+def check(
+    line: str,
+    *,
+    policy_file: Path | None,
+    prompt: bool,
+    as_json: bool,
+    cwd: str | None,
+    quiet: bool,
+    shell: str | None = None,
+) -> int:
     paths = get_paths()
     record = {
         "id": str(uuid.uuid4()),
@@ -29,7 +38,7 @@ def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None
         "pid": os.getpid(),
         "ppid": os.getppid(),
         "user": getpass.getuser(),
-        "shell": os.environ.get("GATEKEEP_SHELL") or os.path.basename(os.environ.get("SHELL", "")) or None,
+        "shell": shell or os.path.basename(os.environ.get("SHELL", "")) or None,
     }
     try:
         policy = load_policy(paths, policy_file)
@@ -49,16 +58,23 @@ def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None
         return EXIT_ERROR
 
     verdict = evaluate(line, policy)
-    # The terminal prompt arrives with the shell hooks; until then "ask" is answered as --no-prompt.
-    outcome = "allow" if verdict.decision == "allow" else "deny"
+    answer = None
+    if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty():
+        from gatekeep.prompt import ask
+
+        answer = ask(line, verdict, policy.timeout, paths.lock_for(Path(record["tty"])))
+        if answer.answer in ("always", "never"):
+            _save_answer(paths, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
+    approved = verdict.decision == "allow" or (answer is not None and answer.approved)
+    outcome = "allow" if approved else "deny"
     record.update(
         decision=verdict.decision,
         outcome=outcome,
         rule=verdict.rule.pattern if verdict.rule else None,
         reason=verdict.reason,
-        prompted=False,
-        answer=None,
-        timed_out=False,
+        prompted=answer is not None,
+        answer=answer.answer if answer else None,
+        timed_out=bool(answer and answer.timed_out),
         policy_sha256=policy.sha256,
     )
     _audit(paths.audit_log, record)
@@ -66,6 +82,9 @@ def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None
     if as_json:
         output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}
         print(json.dumps(output, ensure_ascii=False))
+    elif answer is not None:
+        if not answer.approved:
+            print(f"gatekeep: blocked: not approved ({answer.answer})", file=sys.stderr)
     elif outcome == "deny":
         print(f"gatekeep: blocked ({verdict.decision}): {verdict.reason}", file=sys.stderr)
         if verdict.suggestions:
@@ -74,6 +93,18 @@ def check(line: str, *, policy_file: Path | None, as_json: bool, cwd: str | None
     elif not quiet:
         print(f"gatekeep: {verdict.reason}", file=sys.stderr)
     return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
+
+
+def _save_answer(paths, patterns: tuple[str, ...], verdict: str) -> None:
+    """Add the suggested patterns to the user policy; the line's outcome does not depend on it."""
+    from gatekeep.policy_edit import add_rule
+
+    for pattern in patterns:
+        try:
+            add_rule(paths, paths.user_policy, pattern, verdict)
+            print(f"gatekeep: added {verdict} rule '{visible(pattern)}' to {paths.user_policy}", file=sys.stderr)
+        except FatalError as e:
+            print(f"gatekeep: could not save the rule '{visible(pattern)}': {e}", file=sys.stderr)
 
 
 def _audit(path: Path, record: dict) -> None:

@@ -1,0 +1,144 @@
+"""Prompt stage: ask the person at the terminal, with a deadline, failing closed.
+
+gatekeep owns /dev/tty for the question: it shows the line with every control
+character, escape, bidi override and zero-width character made visible, the
+reason, the command names, and the choices. One keypress answers:
+
+    o  run once        a  always (adds the suggested allow rules)
+    d  deny            n  never  (adds the same patterns as deny rules)
+
+Enter, y, space and anything else are ignored, so an accidental keypress
+cannot approve. Input typed before the question appears is discarded. No answer
+within the policy's timeout, end of file, Ctrl-C or Ctrl-D, or no terminal at
+all: deny.
+
+Prompts on one terminal never interleave: each takes a lock for its terminal
+first. Waiting for that lock is bounded by LOCK_SECONDS and does not count
+against the time the person has to answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import termios
+import time
+import tty
+from dataclasses import dataclass
+from pathlib import Path
+
+from gatekeep.decide import LineVerdict
+from gatekeep.display import visible
+
+LOCK_SECONDS = 60
+CHOICES = {"o": "once", "a": "always", "d": "deny", "n": "never"}
+APPROVING = ("once", "always")
+
+
+@dataclass(frozen=True)
+class Answer:
+    answer: str  # once | always | deny | never | timeout | eof | interrupt | no-tty | busy
+    timed_out: bool = False
+
+    @property
+    def approved(self) -> bool:
+        return self.answer in APPROVING
+
+
+def ask(line: str, verdict: LineVerdict, timeout: int, lock_path: Path, tty_path: str = "/dev/tty") -> Answer:
+    try:
+        fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return Answer("no-tty")
+    try:
+        with _terminal_lock(lock_path) as locked:
+            if not locked:
+                _write(fd, "gatekeep: another gatekeep prompt holds this terminal; denied\n")
+                return Answer("busy")
+            return _question(fd, line, verdict, timeout)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _terminal_lock(lock_path: Path):
+    from filelock import FileLock, Timeout
+
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(lock_path)
+    try:
+        lock.acquire(timeout=LOCK_SECONDS)
+    except Timeout:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def render(line: str, verdict: LineVerdict, timeout: int) -> str:
+    names = ", ".join(dict.fromkeys(c.normalized.name for c in verdict.commands if c.decision != "allow"))
+    choices = ["[o] run once"]
+    if verdict.suggestions:
+        patterns = ", ".join(f"'{visible(s)}'" for s in verdict.suggestions)
+        choices.append(f"[a] always allow {patterns}")
+    choices.append("[d] deny")
+    if verdict.suggestions:
+        choices.append("[n] never: deny them from now on")
+    lines = [
+        "",
+        "gatekeep: this line needs your approval",
+        f"  command: {visible(line)}",
+        f"  reason:  {visible(verdict.reason)}",
+    ]
+    if names:
+        lines.append(f"  names:   {visible(names)}")
+    lines += ["  " + "   ".join(choices), f"  (no answer in {timeout} s means deny) > "]
+    return "\n".join(lines)  # the terminal (OPOST) turns \n into \r\n
+
+
+def _question(fd: int, line: str, verdict: LineVerdict, timeout: int) -> Answer:
+    allowed = {"o", "d"} | ({"a", "n"} if verdict.suggestions else set())
+    try:
+        saved = termios.tcgetattr(fd)
+    except termios.error:
+        return Answer("no-tty")
+    try:
+        mode = termios.tcgetattr(fd)
+        mode[tty.LFLAG] &= ~(termios.ICANON | termios.ECHO | termios.ISIG)  # Ctrl-C arrives as a byte
+        mode[tty.CC][termios.VMIN] = 1
+        mode[tty.CC][termios.VTIME] = 0
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
+        termios.tcflush(fd, termios.TCIFLUSH)  # discard anything typed ahead of the question
+        _write(fd, render(line, verdict, timeout))
+        answer = _read_choice(fd, allowed, time.monotonic() + timeout)
+        _write(fd, f"{answer.answer}\n")
+        return answer
+    except KeyboardInterrupt:
+        return Answer("interrupt")
+    finally:
+        termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
+
+
+def _read_choice(fd: int, allowed: set[str], deadline: float) -> Answer:
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return Answer("timeout", timed_out=True)
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            continue
+        data = os.read(fd, 1)
+        if not data or data == b"\x04":
+            return Answer("eof")
+        if data == b"\x03":
+            return Answer("interrupt")
+        key = data.decode("latin-1").lower()
+        if key in allowed:
+            return Answer(CHOICES[key])
+
+
+def _write(fd: int, text: str) -> None:
+    os.write(fd, text.encode("utf-8", "replace"))

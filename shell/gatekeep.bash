@@ -1,0 +1,122 @@
+# gatekeep hook for bash 4.4 or newer. Install with, at the END of ~/.bashrc:
+#     eval "$(gatekeep hook bash)"
+#
+# How it gates: bash expands PS0 once per line, after reading the line and
+# adding it to history, before any part of it runs. A command substitution in
+# PS0 reads the line back from history and asks gatekeep. If gatekeep says no
+# (or cannot answer), it sends SIGINT to the shell, and an interactive bash
+# then drops the whole line: lists, loops, subshells and pipelines alike.
+# A DEBUG trap cannot do this (it skips one simple command at a time), so the
+# DEBUG trap and PROMPT_COMMAND stay free for bash-preexec, starship, atuin...
+#
+# What must hold for that, restored before every prompt (fail closed if not):
+#   the line is in history (no ignorespace/ignoredups/erasedups, HISTIGNORE,
+#   `set +o history`); promptvars is on (or PS0 is not expanded); there is no
+#   INT trap (it would swallow the SIGINT); edit-and-execute-command (C-x C-e)
+#   is unbound and `fc` cannot re-run history, since those run text that never
+#   passes through PS0.
+
+[[ $- == *i* ]] || return 0                      # interactive shells only
+[[ -n ${__gatekeep_loaded-} ]] && return 0       # loaded once, even if sourced twice
+if (( BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4) )); then
+    printf 'gatekeep: bash %s cannot gate command lines (PS0 needs bash 4.4 or newer); use zsh or a newer bash\n' \
+        "$BASH_VERSION" >&2
+    return 0
+fi
+__gatekeep_loaded=1
+__gatekeep_cmd=(__GATEKEEP_COMMAND__)
+
+# The number of the last history entry as of the last prompt (set by the prompt
+# hook) or line (set by PS0 itself, in the current shell, through an arithmetic
+# subscript), and whether the prompt hook ran since the last line.
+__gatekeep_base=0 __gatekeep_prior=0 __gatekeep_prompted=0 __gatekeep_fresh=0
+__gatekeep_ps0='${__gatekeep_none[__gatekeep_prior=__gatekeep_base,__gatekeep_base=\!,__gatekeep_fresh=__gatekeep_prompted,__gatekeep_prompted=0,0]-}$(__gatekeep_gate)'
+
+__gatekeep_block() {
+    # Runs inside PS0's command substitution: $$ is still the interactive shell.
+    [[ -n ${1-} ]] && printf 'gatekeep: %s\n' "$1" >&2
+    kill -INT $$
+}
+
+__gatekeep_last_entry() {
+    # "  123* text" from `history 1`: sets number and line (empty when history is empty)
+    local entry
+    entry=$(HISTTIMEFORMAT='' builtin history 1)
+    line=${entry#"${entry%%[![:space:]]*}"}      # drop the leading spaces,
+    number=${line%%[!0-9]*}
+    line=${line#"$number"}                       # the number,
+    line=${line#\*}                              # the mark of an edited entry,
+    line=${line#  }                              # and the two spaces before the text
+}
+
+__gatekeep_gate() {
+    local number line
+    __gatekeep_last_entry
+    # PS0's \! is the number of the last history entry: exactly one more than at
+    # the prompt, and that entry, or this line never reached history.
+    if (( __gatekeep_base - __gatekeep_prior != 1 )) || [[ $number != "$__gatekeep_base" ]]; then
+        __gatekeep_block "this line did not reach the shell's history (HISTCONTROL, HISTIGNORE or set +o history), so gatekeep cannot read it; blocked (expected entry $((__gatekeep_prior + 1)), found ${number:-none})"
+        return
+    fi
+    (( __gatekeep_fresh )) || printf '%s\n' \
+        "gatekeep: warning: its prompt hook is not running (PROMPT_COMMAND was replaced); put eval \"\$(gatekeep hook bash)\" last in ~/.bashrc" >&2
+    if [[ -r /dev/tty ]]; then
+        "${__gatekeep_cmd[@]}" check --shell bash --quiet -- "$line" </dev/tty
+    else
+        "${__gatekeep_cmd[@]}" check --shell bash --quiet --no-prompt -- "$line"
+    fi
+    local status=$?
+    case $status in
+        0) ;;
+        1) __gatekeep_block ;;
+        2) __gatekeep_block "could not decide (see above); blocked" ;;
+        126|127) __gatekeep_block "cannot run ${__gatekeep_cmd[0]} (missing or not executable); blocked. Reinstall gatekeep, or open a shell without the hook: bash --norc" ;;
+        *) __gatekeep_block "gatekeep ended with status $status; blocked" ;;
+    esac
+}
+
+__gatekeep_prompt() {
+    local status=$?
+    # Restore what the gate depends on; each could otherwise open it silently.
+    shopt -s promptvars cmdhist
+    # Only when off: `set -o history` inside PROMPT_COMMAND also makes bash record
+    # the PROMPT_COMMAND lines that run after this function.
+    [[ -o history ]] || set -o history
+    [[ ${HISTCONTROL-} == *ignore* || ${HISTCONTROL-} == *erasedups* ]] && HISTCONTROL=
+    [[ -n ${HISTIGNORE-} ]] && HISTIGNORE=
+    [[ ${HISTSIZE-500} =~ ^[0-9]+$ ]] && (( HISTSIZE < 10 )) && HISTSIZE=500
+    if [[ -n $(trap -p INT) ]]; then
+        if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )); then
+            trap - INT
+            printf 'gatekeep: removed a trap on INT: it would let a denied line run\n' >&2
+        else
+            printf 'gatekeep: warning: a trap on INT is set, and this bash cannot gate lines while it is (remove it: trap - INT)\n' >&2
+        fi
+    fi
+    bind -u edit-and-execute-command 2>/dev/null
+    [[ ${PS0-} == "$__gatekeep_ps0"* ]] || PS0=$__gatekeep_ps0${PS0-}
+    local number line
+    __gatekeep_last_entry
+    __gatekeep_base=${number:-0} __gatekeep_prompted=1
+    return $status
+}
+
+# `fc -s`, `fc -e` and a bare `fc` run history without a new PS0: refuse them.
+fc() {
+    case ${1-} in
+        -l*|-nl*|-ln*|-rl*|-lr*) builtin fc "$@" ;;
+        *) printf 'gatekeep: fc re-runs history without the gate; blocked (fc -l still lists it)\n' >&2; return 1 ;;
+    esac
+}
+
+__gatekeep_prompt_init() {
+    PS0=$__gatekeep_ps0${PS0-}
+    bind -u edit-and-execute-command 2>/dev/null
+    # Run last in PROMPT_COMMAND, after anything that reads history (history -n), keeping $?.
+    if [[ $(declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]]; then
+        PROMPT_COMMAND+=(__gatekeep_prompt)
+    else
+        PROMPT_COMMAND=${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}__gatekeep_prompt
+    fi
+}
+__gatekeep_prompt_init

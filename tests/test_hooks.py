@@ -1,0 +1,297 @@
+"""The shell hooks, in real interactive bash and zsh driven through a pseudo-terminal.
+
+Each test starts a shell whose rc file loads `gatekeep hook SHELL`, with an
+isolated GATEKEEP_HOME and HOME, and checks side effects on disk: a line that
+runs creates its marker file; a blocked line creates none, in any of its parts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from gatekeep import audit
+from gatekeep.paths import get_paths
+from gatekeep.policy import read_layer
+from tests.conftest import write
+
+SHELLS = ["bash", "zsh"]
+PROMPT = "GK-READY> "
+QUESTION = "means deny) > "
+POLICY = """\
+default: ask
+timeout: 3
+rules:
+  allow: ["touch allowed-*", "echo *", "false", "true"]
+  deny: ["touch denied-*"]
+"""
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def hook_text(shell: str) -> str:
+    return subprocess.run(
+        [sys.executable, "-m", "gatekeep", "hook", shell], capture_output=True, text=True, check=True
+    ).stdout
+
+
+class Shell:
+    def __init__(self, shell: str, home: Path, hook: str, extra_rc: str = "", before_hook: str = ""):
+        self.home = home
+        self.work = home / "work"
+        self.work.mkdir(parents=True, exist_ok=True)
+        (home / "hook.sh").write_text(hook)
+        rc = f"{before_hook}\nPS1='{PROMPT}'\nsource {home / 'hook.sh'}\n{extra_rc}\ncd {self.work}\n"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("BASH_FUNC", "PROMPT_COMMAND", "PS0"))}
+        env.update(HOME=str(home), TERM="dumb", HISTFILE=str(home / "history"))
+        if shell == "bash":
+            (home / "bashrc").write_text(rc)
+            argv = ["bash", "--noprofile", "--rcfile", str(home / "bashrc"), "-i"]
+        else:
+            (home / ".zshrc").write_text(rc)
+            env["ZDOTDIR"] = str(home)
+            argv = ["zsh", "-i"]
+        self.name = shell
+        self.child = pexpect.spawn(argv[0], argv[1:], env=env, encoding="utf-8", timeout=20, cwd=str(home))
+        self.child.expect_exact(PROMPT)
+
+    def run(self, line: str) -> str:
+        """Send a line that must not prompt; return what it printed."""
+        self.child.sendline(line)
+        index = self.child.expect_exact([PROMPT, QUESTION])
+        output = self.child.before
+        assert index == 0, f"unexpected question for {line!r}: {output}"
+        return output
+
+    def ask(self, line: str, keys: str | None) -> str:
+        """Send a line that must prompt; answer with `keys` (None: let it time out)."""
+        self.child.sendline(line)
+        self.child.expect_exact(QUESTION)
+        self.question = self.child.before.split("gatekeep: this line needs your approval", 1)[-1]  # not the echo
+        if keys is not None:
+            self.child.send(keys)
+        self.child.expect_exact(PROMPT)
+        return self.child.before
+
+    def exists(self, name: str) -> bool:
+        return (self.work / name).exists()
+
+    def close(self) -> None:
+        self.child.close(force=True)
+
+
+@pytest.fixture
+def gated(tmp_path):
+    write(get_paths().user_policy, POLICY)
+    shells: list[Shell] = []
+
+    def start(shell: str, **kw) -> Shell:
+        sh = Shell(shell, tmp_path / f"home-{shell}-{len(shells)}", hook_text(shell), **kw)
+        shells.append(sh)
+        return sh
+
+    yield start
+    for sh in shells:
+        sh.close()
+
+
+def records():
+    return audit.read_last(get_paths().audit_log, 1000)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_allowed_lines_run(gated, shell):
+    sh = gated(shell)
+    sh.run("touch allowed-1 && touch allowed-2; echo done")
+    assert sh.exists("allowed-1") and sh.exists("allowed-2")
+    assert records()[-1]["outcome"] == "allow" and records()[-1]["shell"] == shell
+
+
+DENIED_FORMS = [
+    "touch denied-1 && touch allowed-a",
+    "touch allowed-a; touch denied-1",
+    "touch allowed-a || touch denied-1",
+    "for f in a b; do touch allowed-$f; done; touch denied-1",
+    "(touch allowed-a); touch denied-1",
+    "{ touch allowed-a; }; touch denied-1",
+    "echo x | touch denied-1; touch allowed-a",
+    "touch allowed-a & touch denied-1",
+    "echo $(touch allowed-a) && touch denied-1",
+    "if true; then\ntouch allowed-a\ntouch denied-1\nfi",
+]
+
+
+@pytest.mark.parametrize("line", DENIED_FORMS)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_denied_line_runs_nothing_at_all(gated, shell, line):
+    sh = gated(shell)
+    out = sh.run(line)
+    assert "blocked" in out
+    assert not sh.exists("allowed-a") and not sh.exists("denied-1")
+    sh.run("touch allowed-after")  # the next line is vetted afresh, and runs
+    assert sh.exists("allowed-after")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_ask_once_runs_it_and_adds_no_rule(gated, shell):
+    sh = gated(shell)
+    sh.ask("touch ask-1", "o")
+    assert sh.exists("ask-1")
+    assert "command: touch ask-1" in sh.question and "[o] run once" in sh.question
+    record = records()[-1]
+    assert (record["decision"], record["outcome"], record["prompted"], record["answer"]) == ("ask", "allow", True, "once")
+    assert ("allow", "touch *") not in read_layer("user", get_paths().user_policy).rules
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_ask_always_runs_it_and_saves_the_rule(gated, shell):
+    sh = gated(shell)
+    sh.ask("touch ask-1 ask-2", "a")
+    assert sh.exists("ask-1") and sh.exists("ask-2")
+    assert ("allow", "touch *") in read_layer("user", get_paths().user_policy).rules
+    assert records()[-1]["answer"] == "always"
+    sh.run("touch ask-3")  # no question any more
+    assert sh.exists("ask-3")
+
+
+@pytest.mark.parametrize(
+    "keys,answer",
+    [("d", "deny"), ("\x03", "interrupt"), ("\x04", "eof"), ("n", "never"), (None, "timeout")],
+)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_ask_not_approved_runs_nothing_and_is_audited(gated, shell, keys, answer):
+    sh = gated(shell)
+    sh.ask("touch ask-1; touch allowed-a", keys)
+    assert not sh.exists("ask-1") and not sh.exists("allowed-a")
+    record = records()[-1]
+    assert (record["outcome"], record["answer"], record["timed_out"]) == ("deny", answer, answer == "timeout")
+    if answer == "never":
+        assert ("deny", "touch *") in read_layer("user", get_paths().user_policy).rules
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_an_accidental_enter_or_y_does_not_approve(gated, shell):
+    sh = gated(shell)
+    sh.ask("touch ask-1", "\r\ry d")
+    assert not sh.exists("ask-1")
+    assert records()[-1]["answer"] == "deny"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_question_shows_control_characters_visibly(gated, shell):
+    sh = gated(shell)
+    sh.ask("touch ask-$'\\e[2J'x\u202e", "d")
+    assert "\x1b[2J" not in sh.question and "\u202e" not in sh.question
+    assert "\\u{202e}" in sh.question
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_missing_gatekeep_blocks_and_ctrl_d_still_exits(gated, shell, tmp_path):
+    hook = hook_text(shell).replace(sys.executable, str(tmp_path / "gone" / "python"))
+    sh = Shell(shell, tmp_path / "home-missing", hook)
+    out = sh.run("touch allowed-1")
+    assert "cannot run" in out and "blocked" in out
+    assert not sh.exists("allowed-1")
+    sh.child.sendeof()
+    sh.child.expect(pexpect.EOF)
+    sh.child.close()
+    assert sh.child.exitstatus == 0 or sh.child.signalstatus is None
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_users_exit_status_is_kept(gated, shell):
+    sh = gated(shell)
+    sh.run("false")
+    assert "status=1" in sh.run("echo status=$?")
+    sh.run("true")
+    assert "status=0" in sh.run("echo status=$?")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_sourcing_twice_registers_once(gated, shell):
+    sh = gated(shell, extra_rc='source "$HOME/hook.sh"')
+    if shell == "bash":
+        out = sh.run('echo "[$PROMPT_COMMAND]"')
+        assert out.count("__gatekeep_prompt") == 1
+    else:
+        out = sh.run('echo "[${preexec_functions[*]}]"')
+        assert out.count("__gatekeep_preexec") == 1
+    sh.run("touch allowed-1")
+    assert len([r for r in records() if r["command"] == "touch allowed-1"]) == 1
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_non_interactive_shells_are_not_gated(tmp_path, shell):
+    write(get_paths().user_policy, POLICY)
+    hook = tmp_path / "hook.sh"
+    hook.write_text(hook_text(shell))
+    subprocess.run([shell, "-c", f"source {hook}; touch {tmp_path / 'denied-1'}"], check=True, timeout=30)
+    assert (tmp_path / "denied-1").exists()
+    assert records() == []
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_fc_and_r_cannot_rerun_history(gated, shell):
+    sh = gated(shell)
+    sh.run("echo hello")
+    out = sh.ask("fc -s" if shell == "bash" else "r", "o")  # even when the person says yes
+    assert "re-runs history without the gate" in out
+
+
+def test_bash_restores_history_settings_that_would_hide_a_line(gated):
+    sh = gated("bash", extra_rc="HISTCONTROL=ignoreboth; HISTIGNORE='touch*'")
+    sh.run(" touch denied-1; touch allowed-a")
+    assert not sh.exists("denied-1") and not sh.exists("allowed-a")
+    sh.run("touch allowed-b")
+    sh.run("touch allowed-b")  # a repeated line is vetted again, not skipped
+    assert [r["command"] for r in records()].count("touch allowed-b") == 2
+
+
+def test_bash_blocks_a_line_that_did_not_reach_history(gated):
+    sh = gated("bash")
+    # without the prompt hook nothing restores HISTCONTROL: the gate itself must notice
+    sh.ask("PROMPT_COMMAND=; HISTCONTROL=ignorespace", "o")
+    out = sh.run(" touch allowed-1")
+    assert "did not reach the shell's history" in out and "prompt hook is not running" not in out
+    assert not sh.exists("allowed-1")
+    out = sh.run("touch allowed-2")
+    assert sh.exists("allowed-2") and "prompt hook is not running" in out
+
+
+def test_bash_user_int_trap_cannot_swallow_the_block(gated):
+    sh = gated("bash", extra_rc="trap 'echo swallowed' INT")
+    out = sh.run("touch allowed-a; touch denied-1")
+    assert not sh.exists("allowed-a") and "swallowed" not in out
+
+
+def test_bash_edit_and_execute_is_unbound(gated):
+    sh = gated("bash", extra_rc=r'bind "\C-x\C-e": edit-and-execute-command')
+    assert "is not bound" in sh.ask("bind -q edit-and-execute-command", "o")
+
+
+def test_bash_coexists_with_debug_trap_and_prompt_command_users(gated):
+    before = "trap 'echo dbg >> $HOME/debug.log' DEBUG\nPROMPT_COMMAND='echo pc >> $HOME/pc.log'"
+    sh = gated("bash", before_hook=before, extra_rc="PROMPT_COMMAND+=$'\\necho pc2 >> $HOME/pc2.log'")
+    sh.run("touch allowed-1")
+    sh.run("touch denied-1; touch allowed-2")
+    assert sh.exists("allowed-1") and not sh.exists("allowed-2") and not sh.exists("denied-1")
+    assert (sh.home / "debug.log").exists() and (sh.home / "pc.log").exists() and (sh.home / "pc2.log").exists()
+
+
+def test_zsh_comments_are_comments(gated):
+    sh = gated("zsh")
+    sh.run("touch allowed-1 # ; touch denied-1")
+    assert sh.exists("allowed-1") and not sh.exists("#") and not sh.exists("denied-1")
+
+
+def test_zsh_reregisters_removed_hooks(gated):
+    sh = gated("zsh")
+    sh.ask("preexec_functions=()", "o")
+    sh.run("touch denied-1; touch allowed-a")
+    assert not sh.exists("allowed-a")
+
