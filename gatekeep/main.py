@@ -120,6 +120,16 @@ def hook(shell) -> int:
     return print_hook(shell)
 
 
+@cli.command(context_settings=CONTEXT)
+@click.option("--shell", "shell", type=click.Choice(["bash", "zsh"]), required=True, help="Which rc file.")
+@click.option("--remove", is_flag=True, help="Take the gatekeep block out again.")
+def install(shell, remove) -> int:
+    """Add the hook to ~/.bashrc or ~/.zshrc, as a marked block at the end (run again: no duplicate)."""
+    from gatekeep.commands.install import install as run
+
+    return run(shell, remove)
+
+
 @cli.group(context_settings=CONTEXT)
 def audit() -> None:
     """Read the audit log of decisions."""

@@ -11,11 +11,10 @@ layout survive because the edit goes through ruamel.yaml's round-trip mode.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from gatekeep.atomic import write_atomic
 from gatekeep.errors import FatalError
 from gatekeep.match import VERDICTS, canonical
 from gatekeep.paths import Paths
@@ -118,17 +117,4 @@ def _read(policy: Path):
 def _write(policy: Path, data) -> None:
     text = dump_roundtrip(data)
     parse_layer("user", policy, text)  # never write a file that would not load
-    policy.parent.mkdir(parents=True, exist_ok=True)
-    mode = policy.stat().st_mode & 0o777 if policy.exists() else 0o600
-    fd, tmp = tempfile.mkstemp(dir=policy.parent, prefix=f".{policy.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
-        os.replace(tmp, policy)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    write_atomic(policy, text)

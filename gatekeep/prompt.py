@@ -7,8 +7,8 @@ reason, the command names, and the choices. One keypress answers:
     o  run once        a  always (adds the suggested allow rules)
     d  deny            n  never  (adds the same patterns as deny rules)
 
-Enter, y, space and anything else are ignored, so an accidental keypress
-cannot approve. Input typed before the question appears is discarded. No answer
+Enter, y, space, upper case, escape sequences (arrow keys) and anything else
+are ignored, so an accidental keypress cannot approve. Input typed before the question appears is discarded. No answer
 within the policy's timeout, end of file, Ctrl-C or Ctrl-D, or no terminal at
 all: deny.
 
@@ -135,9 +135,26 @@ def _read_choice(fd: int, allowed: set[str], deadline: float) -> Answer:
             return Answer("eof")
         if data == b"\x03":
             return Answer("interrupt")
-        key = data.decode("latin-1").lower()
+        if data == b"\x1b":  # an escape sequence (arrow keys...): its letters are not answers
+            _skip_escape_sequence(fd)
+            continue
+        key = data.decode("latin-1")
         if key in allowed:
             return Answer(CHOICES[key])
+
+
+def _skip_escape_sequence(fd: int) -> None:
+    """Consume the rest of ESC [ params final, ESC O x, or ESC x."""
+
+    def next_byte() -> bytes:
+        return os.read(fd, 1) if select.select([fd], [], [], 0.05)[0] else b""
+
+    kind = next_byte()
+    if kind == b"O":
+        next_byte()
+    elif kind == b"[":
+        while (byte := next_byte()) and not 0x40 <= byte[0] <= 0x7E:
+            pass
 
 
 def _write(fd: int, text: str) -> None:

@@ -144,7 +144,12 @@ def test_ask_once_runs_it_and_adds_no_rule(gated, shell):
     assert sh.exists("ask-1")
     assert "command: touch ask-1" in sh.question and "[o] run once" in sh.question
     record = records()[-1]
-    assert (record["decision"], record["outcome"], record["prompted"], record["answer"]) == ("ask", "allow", True, "once")
+    assert (record["decision"], record["outcome"], record["prompted"], record["answer"]) == (
+        "ask",
+        "allow",
+        True,
+        "once",
+    )
     assert ("allow", "touch *") not in read_layer("user", get_paths().user_policy).rules
 
 
@@ -294,4 +299,3 @@ def test_zsh_reregisters_removed_hooks(gated):
     sh.ask("preexec_functions=()", "o")
     sh.run("touch denied-1; touch allowed-a")
     assert not sh.exists("allowed-a")
-

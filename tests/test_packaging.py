@@ -15,8 +15,9 @@ from gatekeep import resources
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_the_checkout_reads_the_top_level_arity_directory():
+def test_the_checkout_reads_the_top_level_data_directories():
     assert resources.data_dir("arity") == REPO / "arity"
+    assert resources.data_dir("shell") == REPO / "shell"
     assert resources.DEFAULT_POLICY.is_file()
 
 
@@ -32,10 +33,11 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-def test_the_wheel_carries_arity_and_the_default_policy(wheel):
+def test_the_wheel_carries_arity_shell_and_the_default_policy(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    shipped = {Path(n).name for n in names if n.startswith("gatekeep/_data/arity/")}
-    assert shipped == {p.name for p in (REPO / "arity").glob("*.toml")}
+    for directory, pattern in (("arity", "*.toml"), ("shell", "gatekeep.*")):
+        shipped = {Path(n).name for n in names if n.startswith(f"gatekeep/_data/{directory}/")}
+        assert shipped == {p.name for p in (REPO / directory).glob(pattern)}
     assert "gatekeep/default_policy.yaml" in names
 
 
@@ -67,3 +69,7 @@ def test_an_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
         text=True,
     )
     assert check.returncode == 1 and "denied" in check.stderr
+    hook = subprocess.run(
+        [sys.executable, "-m", "gatekeep", "hook", "zsh"], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert hook.returncode == 0 and "TRAPDEBUG" in hook.stdout and "__GATEKEEP_COMMAND__" not in hook.stdout
