@@ -95,7 +95,10 @@ def test_the_question_shows_everything_visibly():
 
 def hold_lock(path, seconds: float) -> subprocess.Popen:
     """Another process holds the terminal's lock for `seconds`."""
-    code = f"import time, filelock; l = filelock.FileLock({str(path)!r}); l.acquire(); print('held', flush=True); time.sleep({seconds})"
+    code = (
+        f"import time, filelock; lock = filelock.FileLock({str(path)!r}); lock.acquire();"
+        f" print('held', flush=True); time.sleep({seconds})"
+    )
     holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     return holder
