@@ -15,8 +15,11 @@ from functools import lru_cache
 
 from gatekeep import resources
 
-# An unknown tool's second word joins the name only if it looks like a subcommand:
-# lower-case letters, digits and dashes. Paths, files (a dot), URLs and values do not.
+# For a tool the table does not know, the word right after it joins the name
+# when it looks like a subcommand: lower-case letters, digits and dashes, and no
+# option before it. Paths, files (a dot), URLs, numbers and option values do
+# not. Erring towards the longer name keeps `tool *` from swallowing the
+# tool's other subcommands; measured by tests/bench/bench_names.py.
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -25,42 +28,41 @@ class ArityTable:
     arity: dict[str, int]
     value_options: dict[str, frozenset[str]]
 
-    def positional_words(self, argv: list[str]) -> list[str]:
-        """The tool and its non-option words, with each value option's value skipped."""
-        tool = argv[0]
+    def positional(self, argv: list[str]) -> list[int]:
+        """Indexes of the tool and its non-option words; each value option's value is skipped."""
+        tool = argv[0].rsplit("/", 1)[-1]
         takes_value = self.value_options.get(tool, frozenset())
-        words, i = [tool], 1
+        found, i = [0], 1
         while i < len(argv):
             word = argv[i]
             if word == "--":
-                words.extend(argv[i + 1 :])
+                found.extend(range(i + 1, len(argv)))
                 break
             if word.startswith("-") and word != "-":
                 i += 2 if word in takes_value else 1
                 continue
-            words.append(word)
+            found.append(i)
             i += 1
-        return words
+        return found
 
-    def lookup(self, argv: list[str]) -> str | None:
-        """The name by the longest matching prefix, or None for a tool the table does not know."""
-        words = self.positional_words(argv)
+    def name_end(self, argv: list[str]) -> int:
+        """How many words of argv it takes to reach the last word of the command's name."""
+        if not argv:
+            return 0
+        indexes = self.positional(argv)
+        words = [argv[0].rsplit("/", 1)[-1], *(argv[i] for i in indexes[1:])]
         for n in range(len(words), 0, -1):
             count = self.arity.get(" ".join(words[:n]))
             if count is not None:
-                return " ".join(words[:count])
-        return None
+                return indexes[min(count, len(indexes)) - 1] + 1
+        if len(argv) > 1 and _SUBCOMMAND.fullmatch(argv[1]):
+            return 2
+        return 1
 
     def name(self, argv: list[str]) -> str:
-        if not argv:
-            return ""
-        known = self.lookup(argv)
-        if known is not None:
-            return known
-        words = self.positional_words(argv)
-        if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]):
-            return " ".join(words[:2])
-        return words[0]
+        """The command's name: its tool word as typed, then the name's other words (no options)."""
+        end = self.name_end(argv)
+        return " ".join(argv[i] for i in self.positional(argv[:end]))
 
 
 @lru_cache(maxsize=1)

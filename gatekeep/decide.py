@@ -48,7 +48,7 @@ class LineVerdict:
 
 def decide(parsed: ParseResult, normalized: list[Normalized], matches: list[Matches], policy: Policy) -> LineVerdict:
     verdicts = tuple(_decide_command(n, m, policy) for n, m in zip(normalized, matches, strict=True))
-    suggestions = _suggestions(verdicts)
+    suggestions = _suggestions(parsed.line, verdicts)
     bomb = next((f for f in parsed.functions if f.is_fork_bomb), None)
     if bomb is not None:
         name = visible(bomb.name)
@@ -85,6 +85,8 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy) ->
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
     if matches.allow is not None:
         return CommandVerdict(normalized, "allow", matches.allow, f"by {matches.allow.describe()}")
+    if normalized.reentry is not None:
+        return CommandVerdict(normalized, "allow", None, "runs a script whose commands are decided one by one")
     if is_read_only(normalized):
         return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
     layer = policy.default_layer
@@ -100,9 +102,16 @@ def _sentence(verdict: CommandVerdict) -> str:
     return f"`{visible(verdict.text)}` {verdict.why}"
 
 
-def _suggestions(verdicts: tuple[CommandVerdict, ...]) -> tuple[str, ...]:
+def _suggestions(line: str, verdicts: tuple[CommandVerdict, ...]) -> tuple[str, ...]:
+    """One per distinct command asked by the default, at most five; of a multi-line line, only
+    from its first line (a heredoc's body is not a line of its own: its command starts on the first)."""
+    if any(v.decision != "allow" and v.normalized.not_allowable for v in verdicts):
+        return ()  # no allow rule can make this line run
+    first_line_end = line.find("\n") if "\n" in line else len(line)
     found: list[str] = []
     for v in verdicts:
+        if v.normalized.command.start > first_line_end:
+            continue
         s = v.normalized.suggestion
         # only where an allow rule would change the verdict: asked by the default, not by an ask rule
         if v.decision == "ask" and v.rule is None and s and s not in found:

@@ -6,18 +6,66 @@ both call it, then add prompt and audit, or an explanation, on top.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
-from gatekeep.normalize import normalize
-from gatekeep.parse import parse_line
+from gatekeep.normalize import Normalized, normalize
+from gatekeep.parse import ParseResult, parse_line
 from gatekeep.policy import Policy
 
 
-def evaluate(line: str, policy: Policy) -> LineVerdict:
+MAX_REENTRY_DEPTH = 3
+
+
+def read_line(line: str) -> tuple[ParseResult, list[Normalized]]:
+    """Parse and normalize: every simple command the line runs, scripts of `bash -c` included."""
     parsed = parse_line(line)
-    normalized = [normalize(c) for c in parsed.commands]
+    return _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
+
+
+def evaluate(line: str, policy: Policy) -> LineVerdict:
+    parsed, normalized = read_line(line)
     matches = match_line(normalized, policy.index)
     return decide(parsed, normalized, matches, policy)
+
+
+def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1):
+    """Parse the literal scripts of `bash -c '...'` and `eval '...'`; their commands join the line.
+
+    The shell command itself is then named after the script's first command and
+    decided by its commands (see decide.py); too deep a nesting is unreadable.
+    """
+    problems = list(parsed.problems)
+    complete = parsed.complete
+    functions = list(parsed.functions)
+    result: list[Normalized] = []
+    pipelines = max((n.command.pipeline for n in normalized), default=0)
+    for n in normalized:
+        if n.reentry is None:
+            result.append(n)
+            continue
+        if depth > MAX_REENTRY_DEPTH:
+            complete = False
+            problems.append(f"shells nested more than {MAX_REENTRY_DEPTH} deep")
+            result.append(replace(n, reentry=None))
+            continue
+        inner = parse_line(n.reentry)
+        inner, inner_normalized = _expand_scripts(inner, [normalize(c) for c in inner.commands], depth + 1)
+        first = min(inner_normalized, key=lambda m: m.command.start, default=None)
+        name = first.name if first is not None else n.name
+        inner_normalized = [
+            replace(m, command=replace(m.command, pipeline=m.command.pipeline + pipelines, start=n.command.start))
+            for m in inner_normalized
+        ]
+        pipelines = max([pipelines, *(m.command.pipeline for m in inner_normalized)])
+        result.append(replace(n, name=name))
+        result.extend(inner_normalized)
+        complete = complete and inner.complete
+        problems.extend(inner.problems)
+        functions.extend(inner.functions)
+    merged = ParseResult(parsed.line, tuple(n.command for n in result), complete, tuple(problems), tuple(functions))
+    return merged, result
 
 
 def verdict_json(verdict: LineVerdict) -> dict:

@@ -57,6 +57,11 @@ WRAPPERS: dict[str, Wrapper] = {
         "-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose", positionals=1, harmless=True
     ),
     "stdbuf": _w("-i -o -e --input --output --error", harmless=True),
+    "xargs": _w(
+        "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s --max-chars "
+        "--process-slot-var",
+        "-0 --null -o --open-tty -p --interactive -r --no-run-if-empty -t --verbose -x --exit",
+    ),
 }
 
 # Shells and wrappers for which a `NAME *` rule would allow anything at all.
@@ -85,6 +90,12 @@ BARE = frozenset(WRAPPERS) | {
     "pkexec",
 }
 
+# Tools for which `tool *` would allow anything at all: suggest the exact command.
+TOO_BROAD = frozenset(
+    "python python3 python2 node deno bun ruby perl php lua Rscript java rm dd mv cp chmod chown curl wget ssh scp "
+    "rsync nc ncat socat kill pkill killall shred truncate mkfs crontab at git npm npx pnpm yarn make".split()
+)
+
 # Variables that do not change what program runs or what it executes.
 HARMLESS_VARIABLES = frozenset(
     "LANG LANGUAGE TZ NO_COLOR FORCE_COLOR CLICOLOR CLICOLOR_FORCE TERM COLORTERM COLUMNS LINES "
@@ -102,6 +113,10 @@ class Normalized:
     allow_form: tuple[str, ...] | None
     not_allowable: tuple[str, ...] = field(default_factory=tuple)
     suggestion: str | None = None
+    reentry: str | None = None  # the literal script of `bash -c SCRIPT` / `eval`, for the gate to parse
+
+
+SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
 
 
 def normalize(command: SimpleCommand) -> Normalized:
@@ -111,11 +126,56 @@ def normalize(command: SimpleCommand) -> Normalized:
         return Normalized(command, " ".join(words), (words,), words, command.problems)
     inner, forms = _unwrap_all(argv)
     bare = not inner or _basename(inner[0]) in BARE  # a shell or wrapper with nothing known inside
-    name = _basename((inner or argv)[0]) if bare else load_table().name([_basename(inner[0]), *inner[1:]])
+    name = (inner or argv)[0] if bare else load_table().name(inner)
     allow_form, why_not = _allow_form(command)
-    not_allowable = command.problems + why_not
-    suggestion = None if bare or not_allowable else f"{name} *"  # no rule could allow it anyway
-    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion)
+    reentry, why_not_script = _reentry(command.words[len(argv) - len(inner) :] if inner else ())
+    not_allowable = command.problems + why_not + why_not_script
+    suggestion = None if bare or not_allowable else _suggestion(inner, allow_form)
+    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry)
+
+
+def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
+    """The script a shell is told to run: `bash -c 'SCRIPT'`, `sh -ec 'SCRIPT'`, `eval 'A' 'B'`."""
+    if not words:
+        return None, ()
+    tool = _basename(words[0].value)
+    if tool == "eval":
+        script = list(words[1:])
+    elif tool in SHELLS:
+        options = 1
+        while options < len(words) and words[options].value.startswith("-") and words[options].value != "--":
+            options += 1
+        if not any("c" in w.value[1:] for w in words[1:options] if not w.value.startswith("--")):
+            return None, ()  # `bash script.sh` runs a file gatekeep cannot see; no script to read here
+        script = list(words[options : options + 1])
+    else:
+        return None, ()
+    if not script:
+        return None, ()
+    if any(w.dynamic for w in script):
+        return None, (f"{tool} runs a script computed at run time",)
+    return " ".join(w.value for w in script), ()
+
+
+def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | None:
+    """The allow rule an "always" answer adds: it must match this very command.
+
+    It is the allow form up to the last word of the name, then ` *`
+    (`git -C sub commit -m x` -> `git -C sub commit *`, `sudo apt-get install -y jq`
+    -> `sudo apt-get install *`). Where `tool *` would allow anything the tool
+    can do (an interpreter, rm, curl...), it is the exact command instead.
+    """
+    if not allow_form or len(inner) > len(allow_form) or tuple(inner) != allow_form[len(allow_form) - len(inner) :]:
+        return None  # env -S and the like: the command is not a plain suffix of what allow rules see
+    prefix = list(allow_form[: len(allow_form) - len(inner)])
+    end = load_table().name_end(inner)
+    if end == 1 and _basename(inner[0]) in TOO_BROAD and len(inner) > 1:
+        return " ".join(_literal(w) for w in allow_form)
+    return " ".join(_literal(w) for w in prefix + inner[:end]) + " *"
+
+
+def _literal(word: str) -> str:
+    return word.replace("*", "\\*")
 
 
 def _basename(word: str) -> str:

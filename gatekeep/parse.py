@@ -51,6 +51,7 @@ class SimpleCommand:
     redirects: tuple[Redirect, ...] = ()
     pipeline: int = -1  # commands with the same pipeline id are joined by `|`
     position: int = 0  # index within that pipeline
+    start: int = -1  # where the command begins in the line (-1: found by the fallback scan)
     problems: tuple[str, ...] = ()  # why this command must not be allowed, if anything
 
     @property
@@ -248,7 +249,9 @@ class _Walker:
             self.pipelines += 1
             pipeline = self.pipelines
         self.commands.append(
-            SimpleCommand(tuple(words), tuple(assignments), tuple(redirects), pipeline, position, tuple(problems))
+            SimpleCommand(
+                tuple(words), tuple(assignments), tuple(redirects), pipeline, position, node.pos[0], tuple(problems)
+            )
         )
 
     def crosscheck(self, raw: crosscheck.RawFacts) -> list[str]:

@@ -34,7 +34,7 @@ READ_ONLY: dict[str, ReadOnly] = {
     **dict.fromkeys(
         "ls pwd cat head tail wc grep egrep fgrep which whoami id echo printf true false basename "
         "dirname realpath readlink stat du df uname cmp cut tr nl column printenv type diff jq "
-        "md5sum sha1sum sha256sum sha512sum groups tty locale uptime nproc".split(),
+        "md5sum sha1sum sha256sum sha512sum groups tty locale uptime nproc :".split(),
         PLAIN,
     ),
     "date": _r("s", "--set"),

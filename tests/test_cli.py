@@ -47,7 +47,13 @@ def test_check_json_shape(capsys, paths):
             "rule": "git status *",
             "suggestion": "git status *",
         },
-        {"argv": ["rm", "-rf", "build"], "name": "rm", "decision": "deny", "rule": "rm *", "suggestion": "rm *"},
+        {
+            "argv": ["rm", "-rf", "build"],
+            "name": "rm",
+            "decision": "deny",
+            "rule": "rm *",
+            "suggestion": "rm -rf build",
+        },
     ]
     assert data["suggestions"] == []
 

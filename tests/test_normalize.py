@@ -78,8 +78,8 @@ def test_allow_form_sees_only_harmless_prefixes(line, allow_form, why):
 @pytest.mark.parametrize(
     "line,name,suggestion",
     [
-        ("git -C src commit -m fix", "git commit", "git commit *"),
-        ("sudo git push origin", "git push", "git push *"),
+        ("git -C src commit -m fix", "git commit", "git -C src commit *"),
+        ("sudo git push origin", "git push", "sudo git push *"),
         ("npm run build --watch", "npm run build", "npm run build *"),
         ("sudo", "sudo", None),
         ("env FOO=1", "env", None),

@@ -90,7 +90,7 @@ def test_the_question_shows_everything_visibly():
     text = prompt.render("rm x\x1b[2K\u202eevil\u200b", verdict("rm x"), 300)
     assert "\x1b" not in text and "\u202e" not in text and "\u200b" not in text
     assert "rm x\\e[2K\\u{202e}evil\\u{200b}" in text
-    assert "[o] run once" in text and "[a] always allow 'rm *'" in text and "300 s" in text
+    assert "[o] run once" in text and "[a] always allow 'rm x'" in text and "300 s" in text
 
 
 def hold_lock(path, seconds: float) -> subprocess.Popen:

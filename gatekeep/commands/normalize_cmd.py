@@ -7,13 +7,11 @@ import json
 import click
 
 from gatekeep.errors import EXIT_ALLOW
-from gatekeep.normalize import normalize
-from gatekeep.parse import parse_line
+from gatekeep.gate import read_line
 
 
 def normalize_line(line: str, as_json: bool) -> int:
-    parsed = parse_line(line)
-    names = [normalize(c) for c in parsed.commands]
+    parsed, names = read_line(line)
     if as_json:
         entries = [{"argv": n.command.argv, "name": n.name, "suggestion": n.suggestion} for n in names]
         click.echo(json.dumps({"command": line, "complete": parsed.complete, "commands": entries}, ensure_ascii=False))
