@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test clean
+.PHONY: install test bench clean
 
 install: $(BIN)/gatekeep
 
@@ -14,6 +14,10 @@ $(BIN)/gatekeep: pyproject.toml
 
 test: install
 	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python tests/bench/bench_names.py
+	$(BIN)/python tests/bench/bench_hook.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

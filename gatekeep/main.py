@@ -112,6 +112,23 @@ def normalize_command(as_json, command_line) -> int:
 
 
 @cli.command(context_settings=CONTEXT)
+@click.argument("source", default="-", metavar="[FILE | -]")
+@policy_option
+@json_option
+@click.option("--null", is_flag=True, help="Input commands are separated by NUL, not newlines.")
+def scan(source, policy_file, as_json, null) -> int:
+    """Decide every line of a history file (bash, zsh extended or plain; `-` reads stdin).
+
+    Prints how many lines would be allowed, asked or denied, the denied ones,
+    and the rules that would remove the most prompts; with --json, one object
+    per line like `check --json`. Never prompts, writes no audit record.
+    """
+    from gatekeep.commands.scan import scan as run
+
+    return run(source, policy_file, as_json, null)
+
+
+@cli.command(context_settings=CONTEXT)
 @click.argument("shell", type=click.Choice(["bash", "zsh"]))
 def hook(shell) -> int:
     """Print the shell hook: add `eval "$(gatekeep hook bash)"` at the end of ~/.bashrc (zsh: ~/.zshrc)."""

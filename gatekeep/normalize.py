@@ -125,7 +125,8 @@ def normalize(command: SimpleCommand) -> Normalized:
         words = tuple(command.assignments)
         return Normalized(command, " ".join(words), (words,), words, command.problems)
     inner, forms = _unwrap_all(argv)
-    bare = not inner or _basename(inner[0]) in BARE  # a shell or wrapper with nothing known inside
+    # a shell or wrapper with nothing known inside, or an option where a command should be
+    bare = not inner or _basename(inner[0]) in BARE or inner[0].startswith("-")
     name = (inner or argv)[0] if bare else load_table().name(inner)
     allow_form, why_not = _allow_form(command)
     reentry, why_not_script = _reentry(command.words[len(argv) - len(inner) :] if inner else ())
