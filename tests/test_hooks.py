@@ -208,6 +208,28 @@ def test_a_missing_gatekeep_blocks_and_ctrl_d_still_exits(gated, shell, tmp_path
     assert sh.child.exitstatus == 0 or sh.child.signalstatus is None
 
 
+@pytest.mark.parametrize(
+    "command,message",
+    [
+        ("sh -c 'exit 3' --", "ended with status 3; blocked"),
+        ("sh -c 'kill -9 $$' --", "ended with status 137; blocked"),
+        ("sh -c 'exit 2' --", "could not decide"),
+        ("/dev/null", "cannot run"),
+    ],
+)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_crash_or_an_unknown_status_blocks(tmp_path, shell, command, message):
+    write(get_paths().user_policy, POLICY)
+    sh = Shell(shell, tmp_path / "home", hook_text(shell).replace(f"{sys.executable} -I -m gatekeep", command))
+    try:
+        out = sh.run("touch allowed-1")
+        assert message in out and not sh.exists("allowed-1")
+        sh.run("touch allowed-1")  # still blocked, and the shell still answers
+        assert not sh.exists("allowed-1")
+    finally:
+        sh.close()
+
+
 @pytest.mark.parametrize("shell", SHELLS)
 def test_the_users_exit_status_is_kept(gated, shell):
     sh = gated(shell)
