@@ -280,3 +280,33 @@ def test_no_suggestion_for_an_unparseable_or_dynamic_line(policy):
 def test_many_rules_are_read_and_the_first_deny_reported():
     policy = policy_from("rules:\n  deny: ['rm -rf *', 'rm *']\n")
     assert evaluate("rm -rf x", policy).rule.pattern == "rm -rf *"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "trap - INT",
+        "PS0=",
+        "PROMPT_COMMAND='echo hi'",
+        "export PROMPT_COMMAND=x",
+        "unset -f __gatekeep_gate",
+        "unfunction TRAPDEBUG",
+        "preexec_functions=()",
+        "unsetopt DEBUG_BEFORE_CMD",
+        "shopt -u promptvars",
+        "set +o history",
+        "bind -x '\"\\C-t\": rm x'",
+        "HISTIGNORE='*'",
+        "HISTCONTROL=ignorespace",
+        "GATEKEEP_POLICY=/tmp/open.yaml",
+        "export GATEKEEP_HOME=/tmp/x",
+        "alias ls='rm -rf'",
+        "hash -p /tmp/evil ls",
+        "enable -f ./evil.so ls",
+        "fc -s",
+    ],
+)
+def test_lines_that_touch_the_gate_ask_even_under_allow_everything(line):
+    verdict = evaluate(line, policy_from("default: allow\nrules:\n  allow: ['*']\n"))
+    assert verdict.decision == "ask", verdict.reason
+    assert "built-in policy" in verdict.reason or "could not be fully parsed" in verdict.reason

@@ -64,7 +64,8 @@ def check(
 
         answer = ask(line, verdict, policy.timeout, paths.lock_for(Path(record["tty"])))
         if answer.answer in ("always", "never"):
-            _save_answer(paths, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
+            target = policy_file or paths.user_policy  # the user layer this check used
+            _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
     approved = verdict.decision == "allow" or (answer is not None and answer.approved)
     outcome = "allow" if approved else "deny"
     record.update(
@@ -95,14 +96,14 @@ def check(
     return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
 
 
-def _save_answer(paths, patterns: tuple[str, ...], verdict: str) -> None:
+def _save_answer(paths, target: Path, patterns: tuple[str, ...], verdict: str) -> None:
     """Add the suggested patterns to the user policy; the line's outcome does not depend on it."""
     from gatekeep.policy_edit import add_rule
 
     for pattern in patterns:
         try:
-            add_rule(paths, paths.user_policy, pattern, verdict)
-            print(f"gatekeep: added {verdict} rule '{visible(pattern)}' to {paths.user_policy}", file=sys.stderr)
+            add_rule(paths, target, pattern, verdict)
+            print(f"gatekeep: added {verdict} rule '{visible(pattern)}' to {target}", file=sys.stderr)
         except FatalError as e:
             print(f"gatekeep: could not save the rule '{visible(pattern)}': {e}", file=sys.stderr)
 
