@@ -47,7 +47,9 @@ __gatekeep_register() {
     setopt DEBUG_BEFORE_CMD INTERACTIVE_COMMENTS
     (( ${preexec_functions[(I)__gatekeep_preexec]} )) || preexec_functions+=(__gatekeep_preexec)
     (( ${precmd_functions[(I)__gatekeep_precmd]} )) || precmd_functions+=(__gatekeep_precmd)
-    (( ${+functions[TRAPDEBUG]} )) || functions[TRAPDEBUG]=$__gatekeep_trapdebug
+    # put back our TRAPDEBUG if it was removed or replaced (a line that does so asks first)
+    [[ ${functions[TRAPDEBUG]-} == "$__gatekeep_trapdebug_body" ]] || functions[TRAPDEBUG]=$__gatekeep_trapdebug
+typeset -g __gatekeep_trapdebug_body=${functions[TRAPDEBUG]}  # as zsh stores it, for comparison
 }
 
 # Only top-level commands of the typed line: inside TRAPDEBUG (a function) the

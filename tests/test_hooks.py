@@ -316,8 +316,9 @@ def test_zsh_comments_are_comments(gated):
     assert sh.exists("allowed-1") and not sh.exists("#") and not sh.exists("denied-1")
 
 
-def test_zsh_reregisters_removed_hooks(gated):
+@pytest.mark.parametrize("tamper", ["preexec_functions=()", "unfunction TRAPDEBUG", "TRAPDEBUG() { return 0 }"])
+def test_zsh_reregisters_removed_or_replaced_hooks(gated, tamper):
     sh = gated("zsh")
-    sh.ask("preexec_functions=()", "o")
+    sh.ask(tamper, "o")
     sh.run("touch denied-1; touch allowed-a")
-    assert not sh.exists("allowed-a")
+    assert not sh.exists("allowed-a") and not sh.exists("denied-1")

@@ -31,19 +31,12 @@ def test_zsh_install_follows_zdotdir(isolated_home, monkeypatch, tmp_path):
     assert (tmp_path / "zdot" / ".zshrc").exists() and not (isolated_home / ".zshrc").exists()
 
 
-def test_the_installed_block_loads_the_hook(isolated_home):
+def test_the_installed_block_loads_the_hook_in_interactive_shells_only(isolated_home):
     main(["install", "--shell", "bash"])
-    out = subprocess.run(
-        ["bash", "-c", f"source {isolated_home / '.bashrc'}; echo loaded=${{__gatekeep_loaded-no}}"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
-    assert "loaded=no" in out  # not interactive: the hook stays out of the way
-    out = subprocess.run(
-        ["bash", "-ic", f"source {isolated_home / '.bashrc'}; echo loaded=${{__gatekeep_loaded-no}}"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    ).stdout
-    assert "loaded=1" in out
+
+    def loaded(*flags: str) -> str:
+        script = f"source {isolated_home / '.bashrc'}; echo loaded=${{__gatekeep_loaded-no}}"
+        return subprocess.run(["bash", *flags, "-c", script], capture_output=True, text=True, timeout=60).stdout
+
+    assert "loaded=no" in loaded()
+    assert "loaded=1" in loaded("-i")
