@@ -2,7 +2,9 @@
 
 The table is data, in the top-level `arity/*.toml` files (see resources.py):
 `[arity]` maps a command prefix to a word count, `[value-options]` lists, per
-tool, the options whose value is the next word (`git -C dir`, `kubectl -n ns`).
+tool, the options whose value is the next word (`git -C dir`, `kubectl -n ns`),
+and `[flags.NAME]` (in flags.toml) the spellings of one option, for
+flag-equivalent deny rules (see match.py).
 Flags never count as words; the longest prefix found decides.
 """
 
@@ -27,6 +29,7 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 class ArityTable:
     arity: dict[str, int]
     value_options: dict[str, frozenset[str]]
+    flag_aliases: dict[str, dict[str, str]]  # command name -> option spelling -> canonical spelling
 
     def positional(self, argv: list[str]) -> list[int]:
         """Indexes of the tool and its non-option words; each value option's value is skipped."""
@@ -69,6 +72,7 @@ class ArityTable:
 def load_table() -> ArityTable:
     arity: dict[str, int] = {}
     value_options: dict[str, frozenset[str]] = {}
+    flag_aliases: dict[str, dict[str, str]] = {}
     for path in sorted(resources.data_dir("arity").glob("*.toml")):
         with path.open("rb") as f:
             data = tomllib.load(f)
@@ -76,4 +80,5 @@ def load_table() -> ArityTable:
             arity[prefix] = entry["arity"]
         for tool, options in data.get("value-options", {}).items():
             value_options[tool] = frozenset(options)
-    return ArityTable(arity, value_options)
+        flag_aliases.update(data.get("flags", {}))
+    return ArityTable(arity, value_options, flag_aliases)

@@ -25,6 +25,55 @@ _STAR = "\x00"  # stands in for an unescaped `*` while the pattern is escaped
 
 
 @dataclass(frozen=True)
+class FlagMatcher:
+    """A deny/ask pattern read as: command name, a set of options, then the rest.
+
+    `rm -rf *` matches any `rm` whose options include -r and -f, however they
+    are written (`-fr`, `-r -f`, `--recursive --force`, `-rfv`), followed by
+    anything. Spellings come from arity/flags.toml; commands not listed there
+    keep their options as written (a set, so order still does not matter).
+    """
+
+    name: tuple[str, ...]
+    flags: frozenset[str]
+    rest: re.Pattern
+    aliases: dict[str, str] = field(compare=False)
+
+    def matches(self, form: tuple[str, ...]) -> bool:
+        if tuple(form[: len(self.name)]) != self.name:
+            return False
+        flags, positional = split_options(form[len(self.name) :], self.aliases)
+        return self.flags <= flags and self.rest.fullmatch(" ".join(positional)) is not None
+
+
+def split_options(words, aliases: dict[str, str] | None) -> tuple[frozenset[str], list[str]]:
+    """Options (canonical spellings) and the other words, in order; `--` ends the options."""
+    flags: set[str] = set()
+    positional: list[str] = []
+    words = list(words)
+    for i, word in enumerate(words):
+        if word == "--":
+            positional.extend(words[i + 1 :])
+            break
+        if not word.startswith("-") or word == "-":
+            positional.append(word)
+        elif aliases is None:
+            flags.add(word)
+        elif word.startswith("--"):
+            flags.add(_long_option(word.split("=", 1)[0], aliases))
+        else:
+            flags.update(aliases.get(f"-{c}", f"-{c}") for c in word[1:])
+    return frozenset(flags), positional
+
+
+def _long_option(option: str, aliases: dict[str, str]) -> str:
+    if option in aliases:
+        return aliases[option]
+    known = {spelling for spelling in aliases if spelling.startswith("--") and spelling.startswith(option)}
+    return aliases[known.pop()] if len(known) == 1 and len(option) > 3 else option  # a GNU abbreviation
+
+
+@dataclass(frozen=True)
 class Rule:
     pattern: str
     verdict: str
@@ -32,6 +81,7 @@ class Rule:
     path: str
     segments: tuple[re.Pattern, ...] = field(compare=False, repr=False)
     first_word: str | None = field(compare=False, repr=False)  # None: starts with a wildcard
+    flag_matcher: FlagMatcher | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         return f"rule '{self.pattern}' ({self.verdict}) in the {self.layer} policy ({self.path})"
@@ -52,7 +102,29 @@ def compile_rule(pattern: str, verdict: str, layer: str, path: str) -> Rule:
     segments = tuple(_segment_regex(s) for s in text.split(" | "))
     first = text.split(" ", 1)[0].split(" | ", 1)[0]
     first_word = None if "*" in first.replace("\\*", "") else first.replace("\\*", "*")
-    return Rule(text, verdict, layer, path, segments, first_word)
+    flags = _flag_matcher(text) if verdict != "allow" and len(segments) == 1 else None
+    return Rule(text, verdict, layer, path, segments, first_word, flags)
+
+
+def _flag_matcher(text: str) -> FlagMatcher | None:
+    """For a deny or ask pattern with options after a literal name: `rm -rf *`, `git push --force *`.
+
+    Allow rules never get one: an allow stays exactly as written.
+    """
+    from gatekeep.arity import load_table
+
+    words = text.split(" ")
+    n = next((i for i, w in enumerate(words) if w.startswith("-")), None)
+    if not n or any("*" in w for w in words[:n]):
+        return None
+    end = next((i for i in range(n, len(words)) if not words[i].startswith("-")), len(words))
+    if any("*" in w for w in words[n:end]):
+        return None
+    name = tuple(words[:n])
+    known = load_table().flag_aliases
+    aliases = known.get(" ".join(name)) if " ".join(name) in known else None
+    flags, _ = split_options(words[n:end], aliases)
+    return FlagMatcher(name, flags, _segment_regex(" ".join(words[end:])), aliases or {})
 
 
 def _segment_regex(segment: str) -> re.Pattern:
@@ -114,7 +186,7 @@ def _match_forms(verdict, i, commands, slots, index, matches) -> None:
             continue
         text = _form_text(form)
         for rule in index.candidates(verdict, form[0]):
-            if not rule.segments[0].fullmatch(text):
+            if not rule.segments[0].fullmatch(text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
                 continue
             hit = _following(rule, i, commands, slots, lambda n: [_form_text(f) for f in n.deny_forms if f])
             if hit is not None:

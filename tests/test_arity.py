@@ -18,7 +18,7 @@ def table_entries():
     for path in sorted(resources.data_dir("arity").glob("*.toml")):
         with path.open("rb") as f:
             data = tomllib.load(f)
-        for prefix, entry in data["arity"].items():
+        for prefix, entry in data.get("arity", {}).items():
             yield pytest.param(prefix, entry, id=f"{path.stem}:{prefix}")
 
 

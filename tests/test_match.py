@@ -99,3 +99,46 @@ def test_index_lookup_does_not_depend_on_unrelated_rules():
     index = RuleIndex(rules)
     assert [r.pattern for r in index.candidates("allow", "git")] == ["git status *"]
     assert [r.pattern for r in index.candidates("deny", "git")] == ["*danger*"]
+
+
+FLAG_RULES = "rm -rf *", "git push --force *", "chmod -R 777 *", "sed -i *"
+
+
+@pytest.mark.parametrize(
+    "line,denied",
+    [
+        ("rm -rf x", True),
+        ("rm -fr x", True),
+        ("rm -r -f x", True),
+        ("rm -f -r x", True),
+        ("rm --recursive --force x", True),
+        ("rm --force --recursive x", True),
+        ("rm --recur --forc x", True),  # GNU abbreviations
+        ("rm -Rf x", True),
+        ("rm -rfv x", True),
+        ("rm -v -r -i -f x", True),
+        ("rm -rf", True),
+        ("sudo /bin/rm -fr x", True),
+        ("rm -r x", False),
+        ("rm -f x", False),
+        ("rm x", False),
+        ("rm -- -rf", False),  # after `--` it is a file name
+        ("rmdir -rf x", False),
+        ("git push -f origin main", True),
+        ("git push origin main --force", True),
+        ("git push origin main", False),
+        ("chmod 777 -R /srv", True),
+        ("chmod --recursive 777 /srv", True),
+        ("chmod -R 755 /srv", False),
+        ("sed --in-place s/a/b/ f", True),
+        ("sed -n p f", False),
+    ],
+)
+def test_deny_rules_hold_however_the_flags_are_written(line, denied):
+    matches = _matches(line, [("deny", p) for p in FLAG_RULES])
+    assert any(m.deny is not None for m in matches) is denied
+
+
+def test_allow_rules_do_not_get_flag_equivalence():
+    matches = _matches("rm -fr x", [("allow", "rm -rf *")])
+    assert matches[0].allow is None
