@@ -85,7 +85,7 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy) ->
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
     if matches.allow is not None:
         return CommandVerdict(normalized, "allow", matches.allow, f"by {matches.allow.describe()}")
-    if normalized.reentry is not None:
+    if normalized.transparent:
         return CommandVerdict(normalized, "allow", None, "runs a script whose commands are decided one by one")
     if is_read_only(normalized):
         return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")

@@ -17,6 +17,7 @@ command impossible to allow: it can then at best be asked.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from gatekeep.arity import load_table
@@ -113,10 +114,12 @@ class Normalized:
     allow_form: tuple[str, ...] | None
     not_allowable: tuple[str, ...] = field(default_factory=tuple)
     suggestion: str | None = None
-    reentry: str | None = None  # the literal script of `bash -c SCRIPT` / `eval`, for the gate to parse
+    reentry: str | None = None  # a script this command runs (`bash -c`, `eval`, `xargs`, `find -exec`), to parse
+    transparent: bool = False  # it only runs that script: its verdict is that of the script's commands
 
 
 SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
+TRANSPARENT = SHELLS | {"eval", "xargs"}
 
 
 def normalize(command: SimpleCommand) -> Normalized:
@@ -130,9 +133,14 @@ def normalize(command: SimpleCommand) -> Normalized:
     name = (inner or argv)[0] if bare else load_table().name(inner)
     allow_form, why_not = _allow_form(command)
     reentry, why_not_script = _reentry(command.words[len(argv) - len(inner) :] if inner else ())
+    if reentry is None and allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
+        reentry = shlex.join(inner)  # `xargs CMD`: CMD must be allowed on its own
     not_allowable = command.problems + why_not + why_not_script
     suggestion = None if bare or not_allowable else _suggestion(inner, allow_form)
-    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry)
+    # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
+    # `sudo bash -c '...'` does more than its script, so it is decided as itself.
+    transparent = reentry is not None and bool(allow_form) and allow_form[0] in TRANSPARENT
+    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent)
 
 
 def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
@@ -140,6 +148,8 @@ def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
     if not words:
         return None, ()
     tool = _basename(words[0].value)
+    if tool == "find":
+        return _find_commands(words)
     if tool == "eval":
         script = list(words[1:])
     elif tool in SHELLS:
@@ -153,9 +163,38 @@ def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
         return None, ()
     if not script:
         return None, ()
+    text = " ".join(w.value for w in script)
     if any(w.dynamic for w in script):
-        return None, (f"{tool} runs a script computed at run time",)
-    return " ".join(w.value for w in script), ()
+        # still read for deny rules, as written; but it can never be allowed
+        return text, (f"{tool} runs a script computed at run time",)
+    return text, ()
+
+
+FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
+    """The commands of `find ... -exec CMD {} ;` (and -execdir, -ok, -okdir), as one script;
+    `-delete` counts as `rm -r -f` on find's start paths."""
+    values = [w.value for w in words]
+    commands: list[list[str]] = []
+    i = 1
+    while i < len(values):
+        if values[i] in FIND_ACTIONS:
+            end = next((j for j in range(i + 1, len(values)) if values[j] in (";", "+")), len(values))
+            if end > i + 1:
+                commands.append(values[i + 1 : end])
+            i = end
+        i += 1
+    if "-delete" in values:
+        starts = [v for v in values[1:] if not v.startswith(("-", "(", "!"))][:1] or ["."]
+        commands.append(["rm", "-r", "-f", *starts])
+    if not commands:
+        return None, ()
+    dynamic = any(w.dynamic for w in words)
+    return "; ".join(shlex.join(c) for c in commands), (
+        ("find runs a command computed at run time",) if dynamic else ()
+    )
 
 
 def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | None:

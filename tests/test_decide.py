@@ -144,6 +144,24 @@ VERDICTS = [
     ("env git status", "ask"),
     ("command git status", "ask"),
     ("x=1", "ask"),
+    # re-entry: scripts and the commands of xargs and find -exec are decided one by one
+    ("bash -c 'git status'", "allow"),
+    ("sh -c 'git status; rm x'", "deny"),
+    ("bash -lc 'echo ok'", "allow"),
+    ("eval 'git status'", "allow"),
+    ('eval "rm x"', "deny"),
+    ('bash -c "rm -rf $HOME"', "deny"),  # a dynamic script is still read for deny rules
+    ('bash -c "echo $HOME"', "ask"),  # ... but never allowed
+    ("sudo bash -c 'git status'", "ask"),  # sudo does more than the script: decided as itself
+    ("bash -c 'bash -c \"bash -c rm\"'", "deny"),
+    ("git log | xargs echo", "allow"),
+    ("git log | xargs -0 -n1 rm", "deny"),
+    ("git log | xargs unknown-tool", "ask"),
+    ("find . -exec rm {} \\;", "deny"),
+    ("find . -execdir rm {} +", "deny"),
+    ("find . -ok rm {} \\;", "deny"),
+    ("find . -name '*.o' -delete", "deny"),
+    ("find . -exec grep -l x {} +", "ask"),  # find with -exec is not read-only: it needs a rule
 ]
 
 
