@@ -86,8 +86,7 @@ def _summary(total: int, tally, denied: list[str], asked: list[tuple[str, ...]])
             click.echo(f"  {visible(line)}")
     rules, covered = best_suggestions(asked)
     if rules and asked:
-        click.echo(
-            f"these {len(rules)} rules would remove {covered / len(asked):.0%} of the asks ({covered:,} of {len(asked):,}):"
-        )
+        share = f"{covered / len(asked):.0%} of the asks ({covered:,} of {len(asked):,})"
+        click.echo(f"these {len(rules)} rules would remove {share}:")
         for rule in rules:
             click.echo(f"  gatekeep rules add '{visible(rule)}'")
