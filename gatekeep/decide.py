@@ -21,6 +21,7 @@ from gatekeep.normalize import Normalized
 from gatekeep.parse import ParseResult
 from gatekeep.policy import Policy
 from gatekeep.readonly import is_read_only
+from gatekeep.writes import WriteContext, judge
 
 MAX_SUGGESTIONS = 5
 
@@ -46,8 +47,15 @@ class LineVerdict:
     suggestions: tuple[str, ...]
 
 
-def decide(parsed: ParseResult, normalized: list[Normalized], matches: list[Matches], policy: Policy) -> LineVerdict:
-    verdicts = tuple(_decide_command(n, m, policy) for n, m in zip(normalized, matches, strict=True))
+def decide(
+    parsed: ParseResult,
+    normalized: list[Normalized],
+    matches: list[Matches],
+    policy: Policy,
+    writes: WriteContext | None = None,
+) -> LineVerdict:
+    writes = writes or WriteContext.here(None)
+    verdicts = tuple(_decide_command(n, m, policy, writes) for n, m in zip(normalized, matches, strict=True))
     suggestions = _suggestions(parsed.line, verdicts)
     bomb = next((f for f in parsed.functions if f.is_fork_bomb), None)
     if bomb is not None:
@@ -70,16 +78,16 @@ def decide(parsed: ParseResult, normalized: list[Normalized], matches: list[Matc
     return LineVerdict("allow", reason, rule, verdicts, ())
 
 
-def _decide_command(normalized: Normalized, matches: Matches, policy: Policy) -> CommandVerdict:
+def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, writes: WriteContext) -> CommandVerdict:
+    judged = [judge(r.target, r.dynamic, writes) for r in normalized.command.redirects if r.writes_file]
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
         if rule is not None:
-            return CommandVerdict(
-                normalized,
-                decision,
-                rule,
-                f"{'is denied' if decision == 'deny' else 'needs approval'} by {rule.describe()}",
-            )
+            why = "is denied" if decision == "deny" else "needs approval"
+            return CommandVerdict(normalized, decision, rule, f"{why} by {rule.describe()}")
+        write = next((j for j in judged if j is not None and j[0] == decision), None)
+        if write is not None:
+            return CommandVerdict(normalized, decision, None, write[1])
     if normalized.not_allowable:
         decision = "deny" if policy.default == "deny" else "ask"
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from gatekeep import resources
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
 from gatekeep.normalize import Normalized, normalize
 from gatekeep.parse import ParseResult, parse_line
+from gatekeep.paths import get_paths
 from gatekeep.policy import Policy
+from gatekeep.writes import WriteContext
 
 
 MAX_REENTRY_DEPTH = 3
@@ -24,10 +27,17 @@ def read_line(line: str) -> tuple[ParseResult, list[Normalized]]:
     return _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
 
 
-def evaluate(line: str, policy: Policy) -> LineVerdict:
+def evaluate(line: str, policy: Policy, cwd: str | None = None) -> LineVerdict:
     parsed, normalized = read_line(line)
     matches = match_line(normalized, policy.index)
-    return decide(parsed, normalized, matches, policy)
+    return decide(parsed, normalized, matches, policy, write_context(cwd))
+
+
+def write_context(cwd: str | None) -> WriteContext:
+    """Where writes are judged from, and gatekeep's own files, which no line may write."""
+    paths = get_paths()
+    own = (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy, resources.PACKAGE_DIR)
+    return WriteContext.here(cwd, tuple(str(p) for p in own))
 
 
 def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1):

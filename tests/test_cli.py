@@ -114,7 +114,7 @@ def test_an_unwritable_audit_log_blocks_the_line(capsys, monkeypatch, tmp_path):
 def test_an_internal_error_blocks_with_one_line_and_a_log(capsys, monkeypatch, paths):
     import gatekeep.commands.check as check_module
 
-    def explode(line, policy):
+    def explode(line, policy, cwd):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(check_module, "evaluate", explode)

@@ -182,7 +182,7 @@ READ_ONLY = [
     ("cat a > b", "ask"),
     ("cat a >> b", "ask"),
     ("{ cat a; } > b", "ask"),
-    ("echo hi > ~/.bashrc", "ask"),
+    ("echo hi > ~/.bashrc", "deny"),
     ("find . -name '*.py'", "allow"),
     ("find . -delete", "ask"),
     ("find . -exec sh -c x \\;", "ask"),
@@ -328,3 +328,39 @@ def test_lines_that_touch_the_gate_ask_even_under_allow_everything(line):
     verdict = evaluate(line, policy_from("default: allow\nrules:\n  allow: ['*']\n"))
     assert verdict.decision == "ask", verdict.reason
     assert "built-in policy" in verdict.reason or "could not be fully parsed" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("echo hi > notes.txt", "allow"),
+        ("echo hi >> sub/dir/notes.txt", "allow"),
+        ("echo hi > /dev/null", "allow"),
+        ("echo hi > ../elsewhere.txt", "ask"),
+        ("echo hi > /tmp/x", "ask"),
+        ("echo hi > $OUT", "ask"),
+        ("echo hi > ~/.bashrc", "deny"),
+        ("echo hi >> $HOME/.zshrc", "deny"),
+        ("echo hi >> ${HOME}/.profile", "deny"),
+        ("echo key >> ~/.ssh/authorized_keys", "deny"),
+        ("echo x > ~/.config/gatekeep/policy.yaml", "deny"),
+        ("echo x > /etc/hosts", "deny"),
+        ("echo x &> /etc/cron.d/job", "deny"),
+        ("echo x > .git/hooks/pre-commit", "deny"),
+        ("echo x > sub/repo/.git/hooks/post-checkout", "deny"),
+        ("cat > ~/.bashrc <<EOF\nalias ls=rm\nEOF", "deny"),
+        ("{ echo a; } >> ~/.bashrc", "deny"),
+        ("echo $(cat x > ~/.ssh/config)", "deny"),
+        ("git log > " + "../" * 20 + "etc/passwd", "deny"),
+    ],
+)
+def test_writes_through_redirection(tmp_path, line, decision):
+    project = tmp_path / "home" / "project"
+    verdict = evaluate(line, policy_from("rules:\n  allow: ['echo *', 'cat *', 'git log *']\n"), cwd=str(project))
+    assert verdict.decision == decision, verdict.reason
+
+
+def test_gatekeeps_own_files_cannot_be_written(paths, tmp_path):
+    for target in (paths.user_policy, paths.audit_log, paths.lock_dir / "x.lock", paths.system_policy):
+        verdict = evaluate(f"echo x > {target}", policy_from(""), cwd=str(tmp_path))
+        assert verdict.decision == "deny", (target, verdict.reason)

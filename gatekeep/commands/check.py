@@ -57,7 +57,7 @@ def check(
         print(f"gatekeep: blocked: {e}", file=sys.stderr)
         return EXIT_ERROR
 
-    verdict = evaluate(line, policy)
+    verdict = evaluate(line, policy, record["cwd"])
     answer = None
     if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty():
         from gatekeep.prompt import ask
