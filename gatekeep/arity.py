@@ -62,6 +62,10 @@ class ArityTable:
             return 2
         return 1
 
+    @property
+    def tools(self) -> frozenset[str]:
+        return frozenset(prefix.split(" ", 1)[0] for prefix in self.arity)
+
     def name(self, argv: list[str]) -> str:
         """The command's name: its tool word as typed, then the name's other words (no options)."""
         end = self.name_end(argv)

@@ -20,10 +20,11 @@ from gatekeep.match import Matches, Rule
 from gatekeep.normalize import Normalized
 from gatekeep.parse import ParseResult
 from gatekeep.policy import Policy
-from gatekeep.readonly import is_read_only
+from gatekeep.readonly import READ_ONLY, is_read_only
 from gatekeep.writes import WriteContext, judge
 
 MAX_SUGGESTIONS = 5
+MAX_COMMANDS = 50
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ def decide(
     if not parsed.complete:
         reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
+    risk = _line_risk(parsed, normalized)
+    if risk is not None:
+        return LineVerdict("ask", risk, None, verdicts, ())
     asked = next((v for v in verdicts if v.decision == "ask"), None)
     if asked is not None:
         return LineVerdict("ask", _sentence(asked), asked.rule, verdicts, suggestions)
@@ -91,6 +95,10 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, wr
     if normalized.not_allowable:
         decision = "deny" if policy.default == "deny" else "ask"
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
+    if normalized.exact_form and not _names_the_form(matches.allow, normalized):
+        return CommandVerdict(
+            normalized, "ask", None, f"{normalized.exact_form}: only a rule naming that form allows it"
+        )
     if matches.allow is not None:
         return CommandVerdict(normalized, "allow", matches.allow, f"by {matches.allow.describe()}")
     if normalized.transparent:
@@ -104,6 +112,41 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, wr
         None,
         f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
     )
+
+
+def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
+    """What makes a line ask whatever its commands' rules say."""
+    if len(normalized) > MAX_COMMANDS:
+        return f"the line runs {len(normalized)} commands; more than {MAX_COMMANDS} always ask"
+    words = [(n.command.start, n.command.argv[0] if n.command.argv else "") for n in normalized]
+    cds = [start for start, word in words if word in ("cd", "pushd")]
+    if len(cds) > 1:
+        return "the line changes directory more than once; which directory each command runs in is hard to see"
+    if cds and any(word.rsplit("/", 1)[-1] == "git" and start > cds[0] for start, word in words):
+        return "the line runs git after cd: a repository's own config (hooks, fsmonitor) can run code"
+    for function in parsed.functions:
+        if is_command_name(function.name):
+            return f"the line defines a function `{visible(function.name)}`, named like a command it would shadow"
+    return None
+
+
+def is_command_name(name: str) -> bool:
+    import shutil
+
+    from gatekeep.arity import load_table
+
+    return name in READ_ONLY or name in load_table().tools or shutil.which(name) is not None
+
+
+def _names_the_form(rule: Rule | None, normalized: Normalized) -> bool:
+    """An allow rule names inline code when it spells out the option, and a piped shell when it
+    is a pipeline pattern (`curl https://x/install.sh | sh`)."""
+    if rule is None:
+        return False
+    if len(rule.segments) > 1:
+        return True
+    words = rule.pattern.split(" ")
+    return any(w.startswith("-") and w in (normalized.allow_form or ()) for w in words[1:])
 
 
 def _sentence(verdict: CommandVerdict) -> str:

@@ -197,15 +197,21 @@ def _match_forms(verdict, i, commands, slots, index, matches) -> None:
 
 
 def _match_allow(i, commands, slots, index, matches) -> None:
+    """Every allow rule that fits is tried, and each command keeps the most specific one:
+    a pipeline pattern over a single one, then the longer pattern (`python3 -c *` over
+    `python3 *`), since only a rule that names a risky form may allow it (decide.py)."""
     text = _form_text(commands[i].allow_form)
     for rule in index.candidates("allow", commands[i].allow_form[0]):
         if not rule.segments[0].fullmatch(text):
             continue
         hit = _following(rule, i, commands, slots, lambda n: [_form_text(n.allow_form)] if n.allow_form else [])
-        if hit is not None:
-            for j in hit:
-                matches[j].allow = matches[j].allow or rule
-            return
+        for j in hit or ():
+            if matches[j].allow is None or _specificity(rule) > _specificity(matches[j].allow):
+                matches[j].allow = rule
+
+
+def _specificity(rule: Rule) -> tuple[int, int]:
+    return len(rule.segments), len(rule.pattern.replace("*", ""))
 
 
 def _following(rule: Rule, i, commands, slots, texts_of) -> list[int] | None:

@@ -116,6 +116,7 @@ class Normalized:
     suggestion: str | None = None
     reentry: str | None = None  # a script this command runs (`bash -c`, `eval`, `xargs`, `find -exec`), to parse
     transparent: bool = False  # it only runs that script: its verdict is that of the script's commands
+    exact_form: str | None = None  # inline code or a shell fed by a pipe: why only a rule naming the form allows it
 
 
 SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
@@ -140,7 +141,57 @@ def normalize(command: SimpleCommand) -> Normalized:
     # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
     # `sudo bash -c '...'` does more than its script, so it is decided as itself.
     transparent = reentry is not None and bool(allow_form) and allow_form[0] in TRANSPARENT
-    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent)
+    exact = _exact_form(inner, command.position > 0) if inner else None
+    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact)
+
+
+# Interpreters and the options that make them run code given on the command line.
+INLINE_CODE = {
+    "python": ("-c",),
+    "pypy": ("-c",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "nodejs": ("-e", "--eval"),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "Rscript": ("-e",),
+    "osascript": ("-e",),
+    "deno": ("eval",),
+    "bun": ("-e", "--eval"),
+}
+_AWK_CODE = re.compile(r"system\s*\(|\|\s*getline|\|\s*\"|print[^;]*[>|]")
+_VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
+
+
+def _options_of(word: str) -> set[str]:
+    """`--eval=1` is --eval, `-e1` holds -e, and `-pie` holds -p, -i and -e (a short cluster)."""
+    if word.startswith("--"):
+        return {word.split("=", 1)[0]}
+    if word.startswith("-") and len(word) > 1:
+        return {f"-{c}" for c in word[1:]}
+    return {word}
+
+
+def _exact_form(inner: list[str], piped: bool) -> str | None:
+    """Why a broad rule like `python3 *` must not allow this command, or None.
+
+    Inline code (`python -c`, `node -e`, `perl -e`, `awk` calling system() or
+    pipes) and a shell or interpreter reading its program from a pipe
+    (`curl … | sh`) are allowed only by a rule that names that form.
+    """
+    tool = _basename(inner[0])
+    family = m.group(1) if (m := _VERSIONED.fullmatch(tool)) else tool
+    options = [w for w in inner[1:] if w.startswith("-")]
+    flags = INLINE_CODE.get(family, ())
+    if any(_options_of(w) & set(flags) for w in inner[1:]):
+        return f"{tool} runs code given on the command line"
+    if tool in ("awk", "gawk", "mawk", "nawk") and any(_AWK_CODE.search(w) for w in inner[1:]):
+        return f"{tool} runs commands from its program"
+    reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
+    if piped and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
+        return f"{tool} runs a program read from a pipe"
+    return None
 
 
 def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
