@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from gatekeep.arity import load_table
 from gatekeep.parse import SimpleCommand
+from gatekeep.shellwords import Word
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,18 @@ WRAPPERS: dict[str, Wrapper] = {
         "-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose", positionals=1, harmless=True
     ),
     "stdbuf": _w("-i -o -e --input --output --error", harmless=True),
+    "setsid": _w("", "-c --ctty -f --fork -w --wait"),
+    "ionice": _w("-c --class -n --classdata -p --pid -P --pgid -u --uid", "-t --ignore"),
+    "flock": _w(
+        "-w --timeout -E --conflict-exit-code",
+        "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -o --close --verbose -F --no-fork",
+        positionals=1,
+    ),
+    "watch": _w(
+        "-n --interval -q --equexit",
+        "-b --beep -e --errexit -g --chgexit -t --no-title -c --color -w --no-wrap -p --precise -d --differences",
+    ),
+    "parallel": _w("-j --jobs -S --sshlogin --joblog -a --arg-file --delay --timeout --retries -N --max-args"),
     "xargs": _w(
         "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s --max-chars "
         "--process-slot-var",
@@ -128,12 +141,18 @@ def normalize(command: SimpleCommand) -> Normalized:
     if not argv:  # an assignment-only command: rules see the assignments
         words = tuple(command.assignments)
         return Normalized(command, " ".join(words), (words,), words, command.problems)
-    inner, forms = _unwrap_all(argv)
+    inner, forms, chain = _unwrap_all(argv)
+    inner_words = command.words[len(argv) - len(inner) :] if inner else ()
+    if chain and chain[-1] in ("watch", "flock") and inner:
+        # `watch 'cmd args'` and `flock FILE -c 'cmd'` hand a string to `sh -c`: read it as a script
+        reentry, why_not_script = _wrapped_script(chain[-1], inner_words)
+        inner = []
+    else:
+        reentry, why_not_script = _reentry(inner_words)
     # a shell or wrapper with nothing known inside, or an option where a command should be
     bare = not inner or _basename(inner[0]) in BARE or inner[0].startswith("-")
     name = (inner or argv)[0] if bare else load_table().name(inner)
     allow_form, why_not = _allow_form(command)
-    reentry, why_not_script = _reentry(command.words[len(argv) - len(inner) :] if inner else ())
     if reentry is None and allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
         reentry = shlex.join(inner)  # `xargs CMD`: CMD must be allowed on its own
     not_allowable = command.problems + why_not + why_not_script
@@ -201,6 +220,14 @@ def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
     tool = _basename(words[0].value)
     if tool == "find":
         return _find_commands(words)
+    if tool in ("source", ".") and any(w.dynamic for w in words[1:]):
+        return None, (f"{tool} runs code produced at run time",)
+    if tool == "script":
+        values = [w.value for w in words]
+        for i, value in enumerate(values[:-1]):
+            if value in ("-c", "--command"):
+                return _script_text(tool, [words[i + 1]])
+        return None, ()
     if tool == "eval":
         script = list(words[1:])
     elif tool in SHELLS:
@@ -214,11 +241,23 @@ def _reentry(words) -> tuple[str | None, tuple[str, ...]]:
         return None, ()
     if not script:
         return None, ()
+    return _script_text(tool, script)
+
+
+def _script_text(tool: str, script) -> tuple[str, tuple[str, ...]]:
     text = " ".join(w.value for w in script)
     if any(w.dynamic for w in script):
         # still read for deny rules, as written; but it can never be allowed
         return text, (f"{tool} runs a script computed at run time",)
     return text, ()
+
+
+def _wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
+    if wrapper == "flock":
+        if words and words[0].value in ("-c", "--command"):
+            return _script_text(wrapper, list(words[1:2]))
+        return _script_text(wrapper, [Word(shlex.join(w.value for w in words), any(w.dynamic for w in words))])
+    return _script_text(wrapper, list(words))
 
 
 FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -273,9 +312,11 @@ def _basename(word: str) -> str:
     return word.rsplit("/", 1)[-1] or word
 
 
-def _unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
-    """Every form of `argv` for deny and ask rules, and the innermost command (for its name)."""
+def _unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[str]]:
+    """Every form of `argv` for deny and ask rules, the innermost command (for its name),
+    and the wrappers passed through on the way (`["sudo", "watch"]`)."""
     forms: list[tuple[str, ...]] = []
+    chain: list[str] = []
 
     def add(words: list[str]) -> None:
         for form in (tuple(words), (_basename(words[0]), *words[1:])):
@@ -290,13 +331,14 @@ def _unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
         wrapper = WRAPPERS.get(_basename(current[0]))
         if wrapper is None:
             break
+        chain.append(_basename(current[0]))
         inner, sure = _unwrap(wrapper, current)
         if not sure:
             for start in range(1, len(current)):
                 if not current[start].startswith("-"):
                     add(current[start:])
         current = inner
-    return innermost, forms
+    return innermost, forms, chain
 
 
 def _unwrap(wrapper: Wrapper, argv: list[str]) -> tuple[list[str], bool]:
