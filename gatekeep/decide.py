@@ -1,9 +1,12 @@
 """Decide stage: per-command matches -> one verdict for the whole line.
 
-Per command: a deny rule -> deny; else an ask rule -> ask; else, if the
-command cannot be allowed (dynamic command word, unsafe variable, parse
-problem) -> ask (or the default, if that is stricter); else an allow rule or
-the built-in read-only set -> allow; else the policy's default.
+Per command: a deny rule, or a write to a protected place -> deny; else an ask
+rule, or a write outside the directory -> ask; else, if the command cannot be
+allowed (dynamic command word, unsafe variable, parse problem) -> ask (or the
+default, if that is stricter); else, if a deny or ask rule could match for some
+value of its variables or globs -> ask; else, for inline code or a piped shell,
+ask unless the allow rule names that form; else an allow rule, a script whose
+commands decide, or the built-in read-only set -> allow; else the default.
 
 For the line: deny if any command is denied, or if it defines a fork bomb
 (a function that runs itself twice or in a pipeline, which no pattern can express); else ask if any command asks or
@@ -95,6 +98,10 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, wr
     if normalized.not_allowable:
         decision = "deny" if policy.default == "deny" else "ask"
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
+    maybe = matches.maybe_deny or matches.maybe_ask
+    if maybe is not None:
+        why = f"could match {maybe.describe()}, depending on its variables or globs"
+        return CommandVerdict(normalized, "ask", maybe, why)
     if normalized.exact_form and not _names_the_form(matches.allow, normalized):
         return CommandVerdict(
             normalized, "ask", None, f"{normalized.exact_form}: only a rule naming that form allows it"

@@ -19,6 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from gatekeep.normalize import Normalized
+from gatekeep.wildmatch import UNKNOWN, could_match
 
 VERDICTS = ("allow", "ask", "deny")
 _STAR = "\x00"  # stands in for an unescaped `*` while the pattern is escaped
@@ -44,6 +45,14 @@ class FlagMatcher:
             return False
         flags, positional = split_options(form[len(self.name) :], self.aliases)
         return self.flags <= flags and self.rest.fullmatch(" ".join(positional)) is not None
+
+    def could_match(self, words: list[str]) -> bool:
+        """With unknown words (see wildmatch.py): any of them might supply the missing options."""
+        if tuple(words[: len(self.name)]) != self.name:
+            return False
+        known = [w for w in words[len(self.name) :] if UNKNOWN not in w]
+        flags, _ = split_options(known, self.aliases)
+        return self.flags <= flags or len(known) < len(words) - len(self.name)
 
 
 def split_options(words, aliases: dict[str, str] | None) -> tuple[frozenset[str], list[str]]:
@@ -154,6 +163,9 @@ class RuleIndex:
     def candidates(self, verdict: str, first_word: str) -> list[Rule]:
         return self._by_word.get((verdict, first_word), []) + self._wild.get(verdict, [])
 
+    def of_verdict(self, verdict: str) -> list[Rule]:
+        return [rule for rule in self.rules if rule.verdict == verdict]
+
 
 @dataclass
 class Matches:
@@ -162,6 +174,8 @@ class Matches:
     deny: Rule | None = None
     ask: Rule | None = None
     allow: Rule | None = None
+    maybe_deny: Rule | None = None  # would match for some value of the command's variables or globs
+    maybe_ask: Rule | None = None
 
 
 def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
@@ -171,9 +185,24 @@ def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
         for verdict in ("deny", "ask"):
             if getattr(matches[i], verdict) is None:
                 _match_forms(verdict, i, commands, slots, index, matches)
+            if getattr(matches[i], verdict) is None and normalized.unknown_forms:
+                setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized.unknown_forms, index))
         if normalized.allow_form:
             _match_allow(i, commands, slots, index, matches)
     return matches
+
+
+def _could_match(verdict: str, texts: tuple[str, ...], index: RuleIndex) -> Rule | None:
+    for text in texts:
+        first = text.split(" ", 1)[0]
+        rules = index.of_verdict(verdict) if UNKNOWN in first else index.candidates(verdict, first)
+        for rule in rules:
+            if len(rule.segments) == 1 and (
+                could_match(rule.pattern, text)
+                or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" ")))
+            ):
+                return rule
+    return None
 
 
 def _form_text(form: tuple[str, ...]) -> str:

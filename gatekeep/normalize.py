@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from gatekeep.arity import load_table
 from gatekeep.parse import SimpleCommand
 from gatekeep.shellwords import Word
+from gatekeep.wildmatch import UNKNOWN, unknown_parts
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,7 @@ class Normalized:
     reentry: str | None = None  # a script this command runs (`bash -c`, `eval`, `xargs`, `find -exec`), to parse
     transparent: bool = False  # it only runs that script: its verdict is that of the script's commands
     exact_form: str | None = None  # inline code or a shell fed by a pipe: why only a rule naming the form allows it
+    unknown_forms: tuple[str, ...] = ()  # deny forms with their variables, globs... marked (see wildmatch.py)
 
 
 SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
@@ -161,7 +163,30 @@ def normalize(command: SimpleCommand) -> Normalized:
     # `sudo bash -c '...'` does more than its script, so it is decided as itself.
     transparent = reentry is not None and bool(allow_form) and allow_form[0] in TRANSPARENT
     exact = _exact_form(inner, command.position > 0) if inner else None
-    return Normalized(command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact)
+    unknown = _unknown_forms(command, forms)
+    return Normalized(
+        command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown
+    )
+
+
+def _unknown_forms(command: SimpleCommand, forms: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The deny forms that hold dynamic words, as text with those words' unknown parts marked."""
+    if not any(w.dynamic for w in command.words):
+        return ()
+    argv = command.argv
+    marked = [unknown_parts(w.value) if w.dynamic else w.value for w in command.words]
+    found = []
+    for form in forms:
+        k = len(argv) - len(form)
+        if k < 0 or tuple(argv[k + 1 :]) != form[1:]:
+            continue  # not a plain suffix of the command (env -S): nothing to mark
+        words = marked[k:]
+        if form[0] != argv[k] and not command.words[k].dynamic:
+            words = [form[0], *words[1:]]  # the basename form
+        text = " ".join(words)
+        if UNKNOWN in text and text not in found:
+            found.append(text)
+    return tuple(found)
 
 
 # Interpreters and the options that make them run code given on the command line.

@@ -1,0 +1,72 @@
+"""Deny and ask rules against commands whose words are partly unknown until run time."""
+
+from __future__ import annotations
+
+import pytest
+
+from gatekeep.gate import evaluate
+from gatekeep.wildmatch import UNKNOWN, could_match, unknown_parts
+from tests.conftest import policy_from
+
+U = UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "pattern,text,expected",
+    [
+        ("rm * / *", f"rm -rf {U}", True),
+        ("rm * / *", f"rm -rf {U}/build", False),
+        ("rm -rf /", f"rm -rf {U}", True),
+        ("rm -rf /", "rm -rf /tmp", False),
+        ("git push --force *", f"git push {U} origin", True),
+        ("rm -rf *", f"rm {U} x", True),
+        ("mkfs *", f"{U} /dev/sda", True),
+        ("a b", U, False),  # an unknown part stays inside one word
+        ("ab", U, True),
+        ("rm -rf *", f"echo {U}", False),
+        ("git push *", "git push", True),
+        ("ls", "lsx", False),
+    ],
+)
+def test_could_match(pattern, text, expected):
+    assert could_match(pattern, text) is expected
+
+
+@pytest.mark.parametrize(
+    "value,marked",
+    [
+        ("$HOME/x", f"{U}/x"),
+        ("${A:-b}c", f"{U}c"),
+        ("$(ls)", U),
+        ("`ls`", U),
+        ("*.py", f"{U}.py"),
+        ("file[0-9]", f"file{U}"),
+        ("{a,b}", U),
+        ("plain", "plain"),
+    ],
+)
+def test_unknown_parts(value, marked):
+    assert unknown_parts(value) == marked
+
+
+POLICY = "rules:\n  deny: ['git push --force *']\n  allow: ['rm *', 'git push *', 'echo *']\n"
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("rm -rf $DIR", "ask"),  # DIR may be /
+        ("rm -rf $DIR/build", "allow"),
+        ('rm -rf "$HOME"', "deny"),  # $HOME is known to the built-in rules
+        ("rm -rf build", "allow"),
+        ("git push $FLAGS origin", "ask"),
+        ("git push origin $BRANCH", "ask"),  # BRANCH may be --force
+        ("git push origin main", "allow"),
+        ("echo $HOME", "allow"),
+        ("rm -rf /*", "deny"),
+        ("rm -rf ~/*.tmp", "allow"),
+    ],
+)
+def test_variables_and_globs_meet_deny_rules_conservatively(line, decision):
+    verdict = evaluate(line, policy_from(POLICY))
+    assert verdict.decision == decision, verdict.reason
