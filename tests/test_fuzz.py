@@ -1,0 +1,137 @@
+"""Fuzzing the gate: random and grammar-generated lines, and a differential test against real bash.
+
+* Nothing crashes, nothing runs past the time limit, and a line the parser
+  cannot read (or reads incompletely) is never allowed.
+* Differential: lines built from stub commands run in a throw-away bash whose
+  PATH holds only recording stubs. Whenever gatekeep allows a line, every
+  command bash actually ran must be one gatekeep saw.
+"""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from gatekeep.gate import evaluate, read_line
+from gatekeep.parse import parse_line
+from tests.conftest import policy_from
+
+STUBS = ("alpha", "beta", "gamma", "delta")
+POLICY = "default: deny\nrules:\n  allow: [" + ", ".join(f"'{s} *'" for s in STUBS) + "]\n"
+TIME_LIMIT = 1.0
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def policy():
+    return policy_from(POLICY)
+
+
+SHELLISH = st.text(alphabet=st.sampled_from(list("ab rm$(){}[]<>|&;'\"`\\\n\t#=*?!~-:,.0123")), max_size=60)
+
+
+@given(line=SHELLISH)
+@FUZZ
+def test_random_text_never_crashes_stalls_or_allows_the_unreadable(policy, line):
+    started = time.monotonic()
+    verdict = evaluate(line, policy)
+    assert time.monotonic() - started < TIME_LIMIT + 0.5
+    if not parse_line(line).complete:
+        assert verdict.decision != "allow"
+
+
+# A small shell grammar over the stub commands, reaching every construct the
+# parser has to find commands in.
+WORD = st.sampled_from(["x", "-f", "--long", "'q w'", '"d q"', "a\\ b", "$HOME", "{p,q}", "*.none", "''", '"$(echo)"'])
+SIMPLE = st.builds(lambda name, args: " ".join([name, *args]), st.sampled_from(STUBS), st.lists(WORD, max_size=3))
+
+
+def _compound(inner):
+    name = st.sampled_from(STUBS)
+    return st.one_of(
+        st.builds(lambda a, b, op: f"{a} {op} {b}", inner, inner, st.sampled_from([";", "&&", "||", "|", "&", "\n"])),
+        st.builds(lambda a: f"( {a} )", inner),
+        st.builds(lambda a: f"{{ {a}; }}", inner),
+        st.builds(lambda n, a: f"{n} $({a})", name, inner),
+        st.builds(lambda n, a: f"{n} `{a}`", name, inner),
+        st.builds(lambda n, a: f"{n} <({a})", name, inner),
+        st.builds(lambda n, a: f'{n} "x$({a})y"', name, inner),
+        st.builds(lambda n, a: f"{n} 'x'$({a})'y'", name, inner),
+        st.builds(lambda n, a: f'{n} "x"<({a})', name, inner),
+        st.builds(lambda n, a: f"{n} ${{u:-$({a})}}", name, inner),
+        st.builds(lambda n, a: f"{n} $({a}\n{a})", name, inner),
+        st.builds(lambda n, a: f"{n} <<EOF\n$({a})\nEOF", name, inner),
+        st.builds(lambda n, a: f"{n} <<'EOF'\n$({a})\nEOF", name, inner),
+        st.builds(lambda a: f"if true; then {a}; fi", inner),
+        st.builds(lambda a: f"for i in 1 2; do {a}; done", inner),
+        st.builds(lambda a: f"while false; do :; done; {a}", inner),
+        st.builds(lambda a: f"f() {{ {a}; }}; f", inner),
+        st.builds(lambda a: f"eval '{a}'" if "'" not in a else a, inner),
+        st.builds(lambda a: f"x=$({a}) true", inner),
+    )
+
+
+LINES = st.recursive(SIMPLE, _compound, max_leaves=5)
+
+
+@given(line=LINES)
+@FUZZ
+def test_generated_lines_never_crash_stall_or_allow_the_unreadable(policy, line):
+    started = time.monotonic()
+    verdict = evaluate(line, policy)
+    assert time.monotonic() - started < TIME_LIMIT + 0.5
+    if not parse_line(line).complete:
+        assert verdict.decision != "allow"
+
+
+@pytest.fixture(scope="module")
+def stub_bin(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("stubs")
+    for name in STUBS:
+        stub = directory / name
+        stub.write_text('#!/bin/sh\nprintf "%s\\n" "${0##*/}" >> "$STUB_LOG"\n')
+        stub.chmod(stub.stat().st_mode | stat.S_IXUSR)
+    return directory
+
+
+def ran_in_bash(line: str, stub_bin: Path, work: Path) -> list[str]:
+    log = work / "ran.log"
+    log.write_text("")
+    env = {"PATH": str(stub_bin), "STUB_LOG": str(log), "HOME": str(work)}
+    try:
+        subprocess.run(
+            ["/bin/bash", "-c", line], env=env, cwd=work, capture_output=True, timeout=10, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired:
+        pass
+    return log.read_text().split()
+
+
+@given(line=LINES)
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+def test_every_command_bash_runs_was_seen_by_gatekeep(policy, stub_bin, tmp_path, line):
+    verdict = evaluate(line, policy)
+    event(f"gatekeep says {verdict.decision}")  # --hypothesis-show-statistics shows how many ran
+    if verdict.decision != "allow":
+        return  # the hook would not run it at all
+    seen = {n.command.argv[0] for n in read_line(line)[1] if n.command.argv}
+    ran = set(ran_in_bash(line, stub_bin, tmp_path))
+    assert ran <= seen, f"bash ran {sorted(ran - seen)} that gatekeep never saw in {line!r}"
+
+
+def test_the_differential_harness_notices_a_hidden_command(stub_bin, tmp_path):
+    # bashlex hides `beta` here (a substitution in a word that starts and ends with a quote);
+    # bash runs it. The harness must see it run, which is what makes the test above meaningful.
+    line = "alpha 'x'$(beta)'y'"
+    assert "beta" in ran_in_bash(line, stub_bin, tmp_path)
+    assert evaluate(line, policy_from(POLICY)).decision != "allow"
