@@ -172,28 +172,25 @@ class _Scanner:
         return j
 
     def heredoc_bodies(self, i: int) -> int:
-        """Consume the bodies of the pending heredocs, which start at `i`; return where scanning resumes."""
+        """Consume the bodies of the pending heredocs, which start at `i`; return where scanning
+        resumes: the newline after the last terminator (a separator), or the end of the line."""
         s, n = self.s, len(self.s)
+        resume = n
         for delim, strip_tabs, quoted in self.pending:
-            body_start = i
-            end = n
+            body_start, end, resume = i, n, n
             while i < n:
                 eol = s.find("\n", i)
                 eol = n if eol < 0 else eol
                 text = s[i:eol]
-                if (text.lstrip("\t") if strip_tabs else text) == delim:
-                    end = eol
-                    i = eol + 1
-                    break
                 i = eol + 1
-            else:
-                i = n
+                if (text.lstrip("\t") if strip_tabs else text) == delim:
+                    end = resume = eol
+                    break
             body = s[body_start:end]
             expands = not quoted and _body_has_substitution(body)
             self.facts.heredocs.append(Heredoc(body_start, end, quoted, expands))
         self.pending.clear()
-        # resume at the newline that ends the last terminator, so it counts as a separator
-        return min(i, n) - 1 if i <= n and i > 0 and s[i - 1] == "\n" else min(i, n)
+        return resume
 
 
 def _body_has_substitution(body: str) -> bool:
