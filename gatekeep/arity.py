@@ -11,9 +11,10 @@ Flags never count as words; the longest prefix found decides.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+
+import tomllib
 
 from gatekeep import resources
 

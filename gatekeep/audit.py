@@ -12,8 +12,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from pathlib import Path
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 FIELDS = (
     "id",

@@ -17,7 +17,6 @@ from gatekeep.paths import get_paths
 from gatekeep.policy import Policy
 from gatekeep.writes import WriteContext
 
-
 MAX_REENTRY_DEPTH = 3
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import shlex
-import tomllib
 
 import pytest
+import tomllib
 
 from gatekeep import resources
 from gatekeep.arity import load_table
 from gatekeep.gate import evaluate, read_line
-from gatekeep.normalize import BARE
+from gatekeep.wrappers import BARE
 from tests.conftest import policy_from
 
 

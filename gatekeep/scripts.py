@@ -1,0 +1,143 @@
+"""The code a command runs besides itself: scripts it hands to a shell, and inline code.
+
+`bash -c 'SCRIPT'`, `eval 'A' 'B'`, `script -c CMD`, `watch 'CMD'`, `flock FILE -c CMD`
+and `find ... -exec CMD ;` run commands that gatekeep reads as a script of
+their own (gate.py parses it). Interpreters given code on the command line
+(`python -c`, `node -e`...) or reading their program from a pipe
+(`curl ... | sh`) run code gatekeep cannot read: only a rule naming that form
+may allow them (decide.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from gatekeep.shellwords import Word
+from gatekeep.wrappers import basename
+
+SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
+TRANSPARENT = SHELLS | {"eval", "xargs"}
+
+
+def script_of(words) -> tuple[str | None, tuple[str, ...]]:
+    """The script a shell is told to run: `bash -c 'SCRIPT'`, `sh -ec 'SCRIPT'`, `eval 'A' 'B'`."""
+    if not words:
+        return None, ()
+    tool = basename(words[0].value)
+    if tool == "find":
+        return _find_commands(words)
+    if tool in ("source", ".") and any(w.dynamic for w in words[1:]):
+        return None, (f"{tool} runs code produced at run time",)
+    if tool == "script":
+        values = [w.value for w in words]
+        for i, value in enumerate(values[:-1]):
+            if value in ("-c", "--command"):
+                return _script_text(tool, [words[i + 1]])
+        return None, ()
+    if tool == "eval":
+        script = list(words[1:])
+    elif tool in SHELLS:
+        options = 1
+        while options < len(words) and words[options].value.startswith("-") and words[options].value != "--":
+            options += 1
+        if not any("c" in w.value[1:] for w in words[1:options] if not w.value.startswith("--")):
+            return None, ()  # `bash script.sh` runs a file gatekeep cannot see; no script to read here
+        script = list(words[options : options + 1])
+    else:
+        return None, ()
+    if not script:
+        return None, ()
+    return _script_text(tool, script)
+
+
+def _script_text(tool: str, script) -> tuple[str, tuple[str, ...]]:
+    text = " ".join(w.value for w in script)
+    if any(w.dynamic for w in script):
+        # still read for deny rules, as written; but it can never be allowed
+        return text, (f"{tool} runs a script computed at run time",)
+    return text, ()
+
+
+def wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
+    if wrapper == "flock":
+        if words and words[0].value in ("-c", "--command"):
+            return _script_text(wrapper, list(words[1:2]))
+        return _script_text(wrapper, [Word(shlex.join(w.value for w in words), any(w.dynamic for w in words))])
+    return _script_text(wrapper, list(words))
+
+
+FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
+    """The commands of `find ... -exec CMD {} ;` (and -execdir, -ok, -okdir), as one script;
+    `-delete` counts as `rm -r -f` on find's start paths."""
+    values = [w.value for w in words]
+    commands: list[list[str]] = []
+    i = 1
+    while i < len(values):
+        if values[i] in FIND_ACTIONS:
+            end = next((j for j in range(i + 1, len(values)) if values[j] in (";", "+")), len(values))
+            if end > i + 1:
+                commands.append(values[i + 1 : end])
+            i = end
+        i += 1
+    if "-delete" in values:
+        starts = [v for v in values[1:] if not v.startswith(("-", "(", "!"))][:1] or ["."]
+        commands.append(["rm", "-r", "-f", *starts])
+    if not commands:
+        return None, ()
+    dynamic = any(w.dynamic for w in words)
+    return "; ".join(shlex.join(c) for c in commands), (
+        ("find runs a command computed at run time",) if dynamic else ()
+    )
+
+
+# Interpreters and the options that make them run code given on the command line.
+INLINE_CODE = {
+    "python": ("-c",),
+    "pypy": ("-c",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "nodejs": ("-e", "--eval"),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "Rscript": ("-e",),
+    "osascript": ("-e",),
+    "deno": ("eval",),
+    "bun": ("-e", "--eval"),
+}
+_AWK_CODE = re.compile(r"system\s*\(|\|\s*getline|\|\s*\"|print[^;]*[>|]")
+_VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
+
+
+def _options_of(word: str) -> set[str]:
+    """`--eval=1` is --eval, `-e1` holds -e, and `-pie` holds -p, -i and -e (a short cluster)."""
+    if word.startswith("--"):
+        return {word.split("=", 1)[0]}
+    if word.startswith("-") and len(word) > 1:
+        return {f"-{c}" for c in word[1:]}
+    return {word}
+
+
+def exact_form(inner: list[str], piped: bool) -> str | None:
+    """Why a broad rule like `python3 *` must not allow this command, or None.
+
+    Inline code (`python -c`, `node -e`, `perl -e`, `awk` calling system() or
+    pipes) and a shell or interpreter reading its program from a pipe
+    (`curl … | sh`) are allowed only by a rule that names that form.
+    """
+    tool = basename(inner[0])
+    family = m.group(1) if (m := _VERSIONED.fullmatch(tool)) else tool
+    options = [w for w in inner[1:] if w.startswith("-")]
+    flags = INLINE_CODE.get(family, ())
+    if any(_options_of(w) & set(flags) for w in inner[1:]):
+        return f"{tool} runs code given on the command line"
+    if tool in ("awk", "gawk", "mawk", "nawk") and any(_AWK_CODE.search(w) for w in inner[1:]):
+        return f"{tool} runs commands from its program"
+    reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
+    if piped and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
+        return f"{tool} runs a program read from a pipe"
+    return None

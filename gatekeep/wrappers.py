@@ -1,0 +1,163 @@
+"""Wrappers: commands that run another command (`sudo`, `env`, `nice`, `timeout`, `xargs`...).
+
+Each is described by the options it knows, which of them take a value, and
+how many words come before the command it runs (`timeout DURATION`). Deny and
+ask rules see through every wrapper to a fixed point; allow rules only through
+the harmless ones (normalize.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\+?=", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    value_options: frozenset[str] = frozenset()  # options whose value is the next word
+    flags: frozenset[str] = frozenset()  # options known to take no value
+    positionals: int = 0  # words between the options and the command (timeout's DURATION)
+    harmless: bool = False  # allow rules see through it
+    assignments: bool = False  # takes NAME=value words before the command (env)
+
+
+def _w(value: str = "", flags: str = "", **kw) -> Wrapper:
+    return Wrapper(frozenset(value.split()), frozenset(flags.split()), **kw)
+
+
+WRAPPERS: dict[str, Wrapper] = {
+    "sudo": _w(
+        "-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role "
+        "-t --type -T --command-timeout -U --other-user",
+        "-A -b -E -H -i -K -k -n -P -S -s -V -v -l -e --preserve-env --login --shell "
+        "--non-interactive --stdin --askpass --background --reset-timestamp",
+    ),
+    "doas": _w("-u -C", "-n -s -L"),
+    "env": _w(
+        "-u --unset -C --chdir -S --split-string", "-i --ignore-environment -0 --null -v --debug -", assignments=True
+    ),
+    "command": _w("", "-p"),
+    "builtin": _w(),
+    "exec": _w("-a", "-c -l"),
+    "nohup": _w(harmless=True),
+    "nice": _w("-n --adjustment", harmless=True),
+    "time": _w("", "-p", harmless=True),
+    "timeout": _w(
+        "-s --signal -k --kill-after", "--preserve-status --foreground -v --verbose", positionals=1, harmless=True
+    ),
+    "stdbuf": _w("-i -o -e --input --output --error", harmless=True),
+    "setsid": _w("", "-c --ctty -f --fork -w --wait"),
+    "ionice": _w("-c --class -n --classdata -p --pid -P --pgid -u --uid", "-t --ignore"),
+    "flock": _w(
+        "-w --timeout -E --conflict-exit-code",
+        "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -o --close --verbose -F --no-fork",
+        positionals=1,
+    ),
+    "watch": _w(
+        "-n --interval -q --equexit",
+        "-b --beep -e --errexit -g --chgexit -t --no-title -c --color -w --no-wrap -p --precise -d --differences",
+    ),
+    "parallel": _w("-j --jobs -S --sshlogin --joblog -a --arg-file --delay --timeout --retries -N --max-args"),
+    "xargs": _w(
+        "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s --max-chars "
+        "--process-slot-var",
+        "-0 --null -o --open-tty -p --interactive -r --no-run-if-empty -t --verbose -x --exit",
+    ),
+}
+
+# Shells and wrappers for which a `NAME *` rule would allow anything at all.
+BARE = frozenset(WRAPPERS) | {
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "eval",
+    "xargs",
+    "doas",
+    "sudo",
+    "ionice",
+    "setsid",
+    "flock",
+    "watch",
+    "script",
+    "parallel",
+    "source",
+    ".",
+    "su",
+    "pkexec",
+}
+
+
+def basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1] or word
+
+
+def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[str]]:
+    """Every form of `argv` for deny and ask rules, the innermost command (for its name),
+    and the wrappers passed through on the way (`["sudo", "watch"]`)."""
+    forms: list[tuple[str, ...]] = []
+    chain: list[str] = []
+
+    def add(words: list[str]) -> None:
+        for form in (tuple(words), (basename(words[0]), *words[1:])):
+            if form not in forms:
+                forms.append(form)
+
+    current = argv
+    innermost = argv
+    while current:
+        add(current)
+        innermost = current
+        wrapper = WRAPPERS.get(basename(current[0]))
+        if wrapper is None:
+            break
+        chain.append(basename(current[0]))
+        inner, sure = unwrap(wrapper, current)
+        if not sure:
+            for start in range(1, len(current)):
+                if not current[start].startswith("-"):
+                    add(current[start:])
+        current = inner
+    return innermost, forms, chain
+
+
+def unwrap(wrapper: Wrapper, argv: list[str]) -> tuple[list[str], bool]:
+    """The command inside one wrapper, and whether every option was one gatekeep knows."""
+    words = list(argv[1:])
+    sure = True
+    while words:
+        word = words[0]
+        if word == "--":
+            words.pop(0)
+            break
+        if wrapper.assignments and ASSIGNMENT.match(word):
+            words.pop(0)
+        elif word.startswith("-") and len(word) > 1:
+            words.pop(0)
+            option = word.split("=", 1)[0]
+            if option in ("-S", "--split-string") and wrapper.assignments:
+                # env -S 'cmd args': the string is split into the command's words
+                value = word.split("=", 1)[1] if "=" in word else (words.pop(0) if words else "")
+                words[:0] = value.split()
+            elif option in wrapper.value_options and "=" not in word:
+                if words:
+                    words.pop(0)
+            elif option not in wrapper.flags and option not in wrapper.value_options:
+                sure = _is_short_value_form(word, wrapper) and sure
+        else:
+            break
+    skip = min(wrapper.positionals, len(words))
+    return words[skip:], sure
+
+
+def _is_short_value_form(word: str, wrapper: Wrapper) -> bool:
+    """`-uroot`, `-n5`, `-5` (nice): a known short option with its value attached."""
+    if word[:2] in wrapper.value_options:
+        return True
+    return word[1:].isdigit() and "-n" in wrapper.value_options
