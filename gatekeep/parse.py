@@ -126,7 +126,10 @@ def _bashlex_parse(line: str) -> list:
         raise _ParseTimeout
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, PARSE_SECONDS)
+    # Repeat every 50 ms: a handler that happens to run inside a finalizer (a generator
+    # closed by the garbage collector) has its exception swallowed, and the parse would
+    # then loop on, eating memory without end. The next alarm lands somewhere else.
+    signal.setitimer(signal.ITIMER_REAL, PARSE_SECONDS, 0.05)
     try:
         return bashlex.parse(line)
     finally:
