@@ -82,6 +82,8 @@ class _Scanner:
                 self.stack.pop()
                 return i + 1
             return self.expansion(i) or i + 1
+        if c == "'" and ctx == "{":
+            return i + 1  # inside ${...} (an array subscript, say) bash may still run a $( ) between quotes
         if c == "'":
             if s.startswith("$'", i - 1) and i > 0 and s[i - 1] == "$":
                 return self._skip_ansi_c(i + 1)

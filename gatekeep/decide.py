@@ -125,16 +125,38 @@ def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
     """What makes a line ask whatever its commands' rules say."""
     if len(normalized) > MAX_COMMANDS:
         return f"the line runs {len(normalized)} commands; more than {MAX_COMMANDS} always ask"
-    words = [(n.command.start, n.command.argv[0] if n.command.argv else "") for n in normalized]
-    cds = [start for start, word in words if word in ("cd", "pushd")]
+    tools = [n.name.split(" ", 1)[0].rsplit("/", 1)[-1] for n in normalized]  # in order, through wrappers
+    cds = [i for i, tool in enumerate(tools) if tool in DIRECTORY_CHANGERS]
     if len(cds) > 1:
         return "the line changes directory more than once; which directory each command runs in is hard to see"
-    if cds and any(word.rsplit("/", 1)[-1] == "git" and start > cds[0] for start, word in words):
+    if cds and "git" in tools[cds[0] + 1 :]:
         return "the line runs git after cd: a repository's own config (hooks, fsmonitor) can run code"
+    if any(_git_elsewhere(form) for n in normalized for form in n.deny_forms):
+        return "git runs in another repository (-C, --git-dir, --work-tree), whose config can run code"
     for function in parsed.functions:
+        if function.name.startswith(GATE_FUNCTIONS) or function.name in HOOK_FUNCTIONS:
+            return f"the line redefines `{visible(function.name)}`, part of gatekeep's shell hook"
         if is_command_name(function.name):
             return f"the line defines a function `{visible(function.name)}`, named like a command it would shadow"
     return None
+
+
+DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
+GIT_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
+
+
+def _git_elsewhere(form: tuple[str, ...]) -> bool:
+    """`git -C dir ...`, `git --git-dir=...`: a global option, before the subcommand."""
+    if not form or form[0].rsplit("/", 1)[-1] != "git":
+        return False
+    for word in form[1:]:
+        if not word.startswith("-"):
+            return False
+        if word.split("=", 1)[0] in GIT_ELSEWHERE:
+            return True
+    return False
+GATE_FUNCTIONS = ("__gatekeep", "TRAP")
+HOOK_FUNCTIONS = frozenset({"fc", "r", "preexec", "precmd", "command_not_found_handle", "zshaddhistory"})
 
 
 def is_command_name(name: str) -> bool:

@@ -200,7 +200,8 @@ class _Walker:
         first = len(self.commands)
         for child in node.parts:
             self.walk(child)
-        name = unquote(self.line[slice(*node.parts[0].pos)]).value
+        name_node = next(part for part in node.parts if part.kind == "word")  # after `function`, if written
+        name = unquote(self.line[slice(*name_node.pos)]).value
         body = self.commands[first:]
         calls = [c for c in body if c.argv[:1] == [name]]
         sizes = {c.pipeline: sum(1 for d in body if d.pipeline == c.pipeline) for c in calls}

@@ -32,16 +32,17 @@ def _r(short: str = "", long: str = "", words: str = "", **kw) -> ReadOnly:
 PLAIN = _r()
 READ_ONLY: dict[str, ReadOnly] = {
     **dict.fromkeys(
-        "ls pwd cat head tail wc grep egrep fgrep which whoami id echo printf true false basename "
+        "ls pwd cat head tail wc grep egrep fgrep which whoami id echo true false basename "
         "dirname realpath readlink stat du df uname cmp cut tr nl column printenv type diff jq "
         "md5sum sha1sum sha256sum sha512sum groups tty locale uptime nproc :".split(),
         PLAIN,
     ),
     "date": _r("s", "--set"),
+    "printf": _r("v"),  # -v assigns a variable, and an array subscript there runs $( )
     "file": _r("C", "--compile"),
     "tree": _r("o", "--output"),
     "sort": _r("o", "--output --compress-program"),
-    "rg": _r("", "--pre --pre-glob"),
+    "rg": _r("", "--pre --pre-glob --hostname-bin"),
     "hostname": _r("bF", "--boot --file", max_args=0),
     "find": _r("", "", "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls"),
     "git": _r(

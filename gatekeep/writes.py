@@ -2,7 +2,8 @@
 
 A write (`>`, `>>`, `&>`, `>|`, `<>`) is **denied** when it lands on a file
 that runs code or holds secrets or the gate itself: shell start-up files,
-`~/.ssh`, `~/.config`, `/etc`, a repository's `.git/hooks`, and gatekeep's
+`~/.ssh`, `~/.config`, `/etc`, anything inside a repository's `.git` (its config and hooks run
+code), and gatekeep's
 own policy, audit log, locks and hook files. It **asks** when it lands outside
 the current directory tree, or when its target is computed at run time and so
 cannot be known. `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are
@@ -32,6 +33,7 @@ RC_FILES = (
     ".envrc",
 )
 _HOME_PREFIX = re.compile(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
+_CWD_PREFIX = re.compile(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
 
 
 @dataclass(frozen=True)
@@ -50,17 +52,18 @@ def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | No
     if target in HARMLESS:
         return None
     literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
-    if dynamic and ("$" in literal or "`" in literal or "*" in literal or "?" in literal):
+    literal = _CWD_PREFIX.sub(ctx.cwd.replace("\\", "\\\\"), literal)
+    if literal.startswith("~") or (dynamic and any(c in literal for c in "$`*?[")):
         return "ask", f"writes to {target}, a path computed at run time"
-    path = PurePosixPath(os.path.normpath(os.path.join(ctx.cwd, literal)))
+    path = PurePosixPath("/" + os.path.normpath(os.path.join(ctx.cwd, literal)).lstrip("/"))  # `//etc` is /etc
     home = PurePosixPath(ctx.home)
     protected = [PurePosixPath(p) for p in ctx.protected]
     sensitive = [home / name for name in RC_FILES] + [home / ".ssh", home / ".config", PurePosixPath("/etc")]
     for place in sensitive + protected:
         if path == place or place in path.parents:
             return "deny", f"writes to {path}, which is protected by the built-in policy"
-    if ".git/hooks" in str(path) and "hooks" in path.parts and ".git" in path.parts:
-        return "deny", f"writes into {path.parent}, a repository's hooks, which run code"
+    if ".git" in path.parts[:-1]:
+        return "deny", f"writes into {path.parent}, inside a repository's .git (config and hooks run code)"
     cwd = PurePosixPath(os.path.normpath(ctx.cwd))
     if path != cwd and cwd not in path.parents:
         return "ask", f"writes to {path}, outside the current directory"
