@@ -79,7 +79,7 @@ default: ask
 """
 
 POLICIES = {"STRICT": STRICT, "OPEN": OPEN, "BUILTIN": BUILTIN, "DEFAULT": DEFAULT}
-S, O, B, D = "STRICT", "OPEN", "BUILTIN", "DEFAULT"
+S, O, B, D = "STRICT", "OPEN", "BUILTIN", "DEFAULT"  # noqa: E741 (short names keep the tables readable)
 
 CWD = "/home/user/project"
 
