@@ -155,6 +155,8 @@ def _git_elsewhere(form: tuple[str, ...]) -> bool:
         if word.split("=", 1)[0] in GIT_ELSEWHERE:
             return True
     return False
+
+
 GATE_FUNCTIONS = ("__gatekeep", "TRAP")
 HOOK_FUNCTIONS = frozenset({"fc", "r", "preexec", "precmd", "command_not_found_handle", "zshaddhistory"})
 

@@ -70,6 +70,10 @@ def normalize(command: SimpleCommand) -> Normalized:
     bare = not inner or basename(inner[0]) in BARE or inner[0].startswith("-")
     name = (inner or argv)[0] if bare else load_table().name(inner)
     allow_form, why_not = _allow_form(command)
+    wrapped = argv[: len(argv) - len(inner)] if inner else argv
+    unsafe = [a for a in wrapped if (m := ASSIGNMENT.match(a)) and not _harmless(m.group(1))]
+    if unsafe:  # `sudo LD_PRELOAD=x cmd`, `env PATH=/tmp cmd`: set for the command inside
+        why_not += (f"{ASSIGNMENT.match(unsafe[0]).group(1)}= changes what the command runs",)
     if reentry is None and allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
         reentry = shlex.join(inner)  # `xargs CMD`: CMD must be allowed on its own
     not_allowable = command.problems + why_not + why_not_script
@@ -125,11 +129,15 @@ def _literal(word: str) -> str:
     return word.replace("*", "\\*")
 
 
+def _harmless(variable: str) -> bool:
+    return variable in HARMLESS_VARIABLES or variable.startswith("LC_")
+
+
 def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
     for assignment in command.assignments:
         m = ASSIGNMENT.match(assignment)
         variable = m.group(1) if m else assignment
-        if variable not in HARMLESS_VARIABLES and not variable.startswith("LC_"):
+        if not _harmless(variable):
             return None, (f"{variable}= changes what the command runs",)
     words = list(command.words)
     while words and not words[0].dynamic and words[0].value in WRAPPERS:

@@ -29,6 +29,13 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         return _find_commands(words)
     if tool in ("source", ".") and any(w.dynamic for w in words[1:]):
         return None, (f"{tool} runs code produced at run time",)
+    if tool in ("su", "runuser"):  # `su -c 'CMD' user` runs CMD through a shell
+        values = [w.value for w in words]
+        for i, value in enumerate(values[:-1]):
+            if value in ("-c", "--command") or value.startswith("--command="):
+                inline = value.split("=", 1)[1] if "=" in value else None
+                return _script_text(tool, [Word(inline)] if inline is not None else [words[i + 1]])
+        return None, ()
     if tool == "script":
         values = [w.value for w in words]
         for i, value in enumerate(values[:-1]):

@@ -60,6 +60,21 @@ WRAPPERS: dict[str, Wrapper] = {
         "-b --beep -e --errexit -g --chgexit -t --no-title -c --color -w --no-wrap -p --precise -d --differences",
     ),
     "parallel": _w("-j --jobs -S --sshlogin --joblog -a --arg-file --delay --timeout --retries -N --max-args"),
+    "pkexec": _w("--user", "--disable-internal-agent"),
+    "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", "-l --login -m -p"),
+    "chroot": _w("--userspec --groups", "--skip-chdir", positionals=1),
+    "unshare": _w(
+        "-S --setuid -G --setgid --propagation",
+        "-m -u -i -n -p -U -C -T -f --fork -r --map-root-user --mount --uts --ipc --net --pid --user",
+    ),
+    "systemd-run": _w(
+        "-p --property -u --unit --uid --gid -E --setenv --description --slice -M --machine",
+        "--user --system --scope -t --pty -P --pipe -q --quiet --wait -G --collect",
+    ),
+    "strace": _w("-o --output -e -p -s -u -a -b -I -O -P -S -X", "-f -ff -c -C -q -qq -r -t -tt -ttt -T -v -x -y -yy"),
+    "ltrace": _w("-o -e -p -s -u -n", "-f -c -C -i -r -S -t -tt -ttt -T"),
+    "taskset": _w("", "-a --all-tasks -c --cpu-list", positionals=1),
+    "busybox": _w(),
     "xargs": _w(
         "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s --max-chars "
         "--process-slot-var",

@@ -485,25 +485,23 @@ _add(
     O,
     "env LD_PRELOAD=/tmp/x.so ls",
     "ask",
-    gap=("allowed by 'env *': assignments given to env are not checked like leading ones"),
 )
-_add(c, O, "env PATH=/tmp/evil git status", "ask", gap="allowed by 'env *': PATH= through env is not checked")
+_add(c, O, "env PATH=/tmp/evil git status", "ask")
 # wrappers gatekeep does not know: they still run `rm -rf build`
 _add(
     c,
     O,
     "pkexec rm -rf build",
     "deny",
-    gap=("allowed by '*': pkexec is not a known wrapper, the deny rule never sees rm"),
 )
-_add(c, O, "su -c 'rm -rf build'", "deny", gap="allowed by '*': su -c is neither a wrapper nor read as a script")
-_add(c, O, "busybox rm -rf build", "deny", gap="allowed by '*': busybox APPLET is not unwrapped")
-_add(c, O, "runuser -u root -- rm -rf build", "deny", gap="allowed by '*': runuser is not a known wrapper")
-_add(c, O, "chroot / rm -rf build", "deny", gap="allowed by '*': chroot DIR CMD is not unwrapped")
-_add(c, O, "unshare -r rm -rf build", "deny", gap="allowed by '*': unshare is not a known wrapper")
-_add(c, O, "systemd-run --user --wait rm -rf build", "deny", gap="allowed by '*': systemd-run is not a known wrapper")
-_add(c, O, "strace -f -o /dev/null rm -rf build", "deny", gap="allowed by '*': strace is not a known wrapper")
-_add(c, O, "taskset -c 0 rm -rf build", "deny", gap="allowed by '*': taskset is not a known wrapper")
+_add(c, O, "su -c 'rm -rf build'", "deny")
+_add(c, O, "busybox rm -rf build", "deny")
+_add(c, O, "runuser -u root -- rm -rf build", "deny")
+_add(c, O, "chroot / rm -rf build", "deny")
+_add(c, O, "unshare -r rm -rf build", "deny")
+_add(c, O, "systemd-run --user --wait rm -rf build", "deny")
+_add(c, O, "strace -f -o /dev/null rm -rf build", "deny")
+_add(c, O, "taskset -c 0 rm -rf build", "deny")
 _add(
     c,
     B,
@@ -547,7 +545,7 @@ _add(
     gap=("allowed by 'bash *': a +option before -c stops scripts.py from finding the script"),
 )
 _add(c, O, "fish -c 'rm -rf build'", "deny", gap="allowed by '*': fish is not in SHELLS, its -c script is not read")
-_add(c, O, "busybox sh -c 'rm -rf build'", "deny", gap="allowed by '*': busybox sh is not unwrapped")
+_add(c, O, "busybox sh -c 'rm -rf build'", "deny")
 _add(c, S, "eval 'rm -rf build'", "deny")
 _add(c, S, "eval rm -rf build", "deny")
 _add(c, S, r"eval $'rm\x20-rf\x20build'", "deny")
