@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
 import time
@@ -25,7 +26,10 @@ from tests.conftest import policy_from
 STUBS = ("alpha", "beta", "gamma", "delta")
 POLICY = "default: deny\nrules:\n  allow: [" + ", ".join(f"'{s} *'" for s in STUBS) + "]\n"
 TIME_LIMIT = 1.0
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Random exploration on a developer's machine; a fixed sequence in CI, so a landing never
+# depends on the luck of the draw (a failure found locally is replayed from .hypothesis/).
+DERANDOMIZE = bool(os.environ.get("CI"))
+FUZZ = settings(max_examples=300, deadline=None, derandomize=DERANDOMIZE, suppress_health_check=[HealthCheck.too_slow])
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -118,7 +122,10 @@ def ran_in_bash(line: str, stub_bin: Path, work: Path) -> list[str]:
 
 @given(line=LINES)
 @settings(
-    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+    max_examples=400,
+    deadline=None,
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 def test_every_command_bash_runs_was_seen_by_gatekeep(policy, stub_bin, tmp_path, line):
     verdict = evaluate(line, policy)
