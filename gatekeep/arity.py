@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import tomllib
 
@@ -63,7 +63,7 @@ class ArityTable:
             return 2
         return 1
 
-    @property
+    @cached_property
     def tools(self) -> frozenset[str]:
         return frozenset(prefix.split(" ", 1)[0] for prefix in self.arity)
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gatekeep.normalize import Normalized
-
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+from gatekeep.writes import HARMLESS
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def is_read_only(normalized: Normalized) -> bool:
     form = normalized.allow_form
     if not form or form[0] not in READ_ONLY:
         return False
-    if any(r.writes_file and r.target not in HARMLESS_TARGETS for r in normalized.command.redirects):
+    if any(r.writes_file and r.target not in HARMLESS for r in normalized.command.redirects):
         return False
     spec = READ_ONLY[form[0]]
     positional = [arg for arg in form[1:] if not arg.startswith("-") or arg == "-"]

@@ -30,18 +30,9 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
     if tool in ("source", ".") and any(w.dynamic for w in words[1:]):
         return None, (f"{tool} runs code produced at run time",)
     if tool in ("su", "runuser"):  # `su -c 'CMD' user` runs CMD through a shell
-        values = [w.value for w in words]
-        for i, value in enumerate(values[:-1]):
-            if value in ("-c", "--command") or value.startswith("--command="):
-                inline = value.split("=", 1)[1] if "=" in value else None
-                return _script_text(tool, [Word(inline)] if inline is not None else [words[i + 1]])
-        return None, ()
+        return _command_option(tool, words, inline=True)
     if tool == "script":
-        values = [w.value for w in words]
-        for i, value in enumerate(values[:-1]):
-            if value in ("-c", "--command"):
-                return _script_text(tool, [words[i + 1]])
-        return None, ()
+        return _command_option(tool, words, inline=False)
     if tool == "eval":
         script = list(words[1:])
     elif tool in SHELLS:
@@ -56,6 +47,17 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
     if not script:
         return None, ()
     return _script_text(tool, script)
+
+
+def _command_option(tool: str, words, inline: bool) -> tuple[str | None, tuple[str, ...]]:
+    """The script given as `-c CMD` or `--command CMD` (and `--command=CMD` where `inline`)."""
+    for i, word in enumerate(words[:-1]):
+        if word.value in ("-c", "--command"):
+            return _script_text(tool, [words[i + 1]])
+    for word in words:
+        if inline and word.value.startswith("--command="):
+            return _script_text(tool, [Word(word.value.split("=", 1)[1], word.dynamic)])
+    return None, ()
 
 
 def _script_text(tool: str, script) -> tuple[str, tuple[str, ...]]:
