@@ -9,9 +9,18 @@ so deny rules apply to it.
 
 from __future__ import annotations
 
-import pytest
+import os
+import time
+from pathlib import Path
 
-from gatekeep.parse import MAX_LINE_CHARS, parse_line
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gatekeep import bashlex_loader
+from gatekeep.parse import MAX_LINE_CHARS, parse_line, parse_plain_line, parse_with_bashlex
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def argvs(line: str) -> list[tuple[str, ...]]:
@@ -183,3 +192,116 @@ def test_fork_bomb_function_is_recorded():
     assert function.name == ":" and function.is_fork_bomb
     (plain,) = parse_line("f() { f; }").functions
     assert not plain.is_fork_bomb
+
+
+# ---------------------------------------------------------------------------
+# The fast path for plain lines, and bashlex's loader
+# ---------------------------------------------------------------------------
+
+PLAIN = [
+    ("git status", [("git", "status")]),
+    ("git log --oneline | head", [("git", "log", "--oneline"), ("head",)]),
+    ("cd src && make test", [("cd", "src"), ("make", "test")]),
+    ("a | b | c && d ; e || f | g", [("a",), ("b",), ("c",), ("d",), ("e",), ("f",), ("g",)]),
+    ("FOO=1 BAR= npm test", [("npm", "test")]),
+    ("A=1 B=2", [()]),
+    ("  ls  -la  ", [("ls", "-la")]),
+]
+NOT_PLAIN = [
+    "echo 'quoted'",
+    "echo $HOME",
+    "ls *.py",
+    "cat ~/x",
+    "echo {a,b}",
+    "a&&b",  # operators must stand apart
+    "a &",
+    "a |& b",
+    "ls > out",
+    "ls # comment",
+    "for x in a; do b; done",
+    "time make",
+    "a+=b c",
+    "ls;",
+    "| ls",
+    "ls\nrm x",
+    "ls\trm",
+    "echo a\\ b",
+    "x" * (MAX_LINE_CHARS + 1),
+]
+
+
+@pytest.mark.parametrize("line,expected", PLAIN)
+def test_plain_lines_take_the_fast_path(line, expected):
+    result = parse_plain_line(line)
+    assert result is not None
+    assert [tuple(c.argv) for c in result.commands] == expected
+    assert result == parse_with_bashlex(line)
+
+
+@pytest.mark.parametrize("line", NOT_PLAIN)
+def test_lines_with_shell_syntax_go_to_bashlex(line):
+    assert parse_plain_line(line) is None
+
+
+def _corpus_lines() -> list[str]:
+    from tests.security.test_corpus import ATTEMPTS, BENIGN
+
+    rows = (ROOT / "tests/data/corpus.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    lines = [row.split("\t")[0] for row in rows if row]
+    lines += [case.line for case in ATTEMPTS + BENIGN]
+    lines += [line for line, _ in COMPLETE] + [line for line, _ in INCOMPLETE] + NOT_PLAIN
+    return lines
+
+
+def test_the_fast_path_gives_what_bashlex_gives_on_every_corpus_line():
+    accepted = 0
+    for line in _corpus_lines():
+        plain = parse_plain_line(line)
+        if plain is not None:
+            accepted += 1
+            assert plain == parse_with_bashlex(line), line
+    assert accepted > 1_500  # the corpus is mostly plain lines, so the comparison is real
+
+
+_plain_token = st.one_of(
+    st.text(alphabet="abcxyz019_./:@%+,=-", min_size=1, max_size=6),
+    st.sampled_from(["|", "||", "&&", ";", "&", "if", "done", "time", "A=1", "=x", "a+=1", "x=y=z"]),
+)
+
+
+@settings(max_examples=400, derandomize=bool(os.environ.get("CI")), deadline=None)
+@given(st.lists(_plain_token, min_size=1, max_size=8), st.sampled_from([" ", "  "]))
+def test_the_fast_path_agrees_with_bashlex_on_generated_lines(tokens, separator):
+    line = separator.join(tokens)
+    plain = parse_plain_line(line)
+    if plain is not None:
+        assert plain == parse_with_bashlex(line)
+
+
+@pytest.mark.timeout(10)
+def test_a_parse_that_never_ends_is_cut_off(monkeypatch):
+    bashlex = bashlex_loader.load()
+
+    def endless(line):
+        while True:
+            pass
+
+    monkeypatch.setattr(bashlex, "parse", endless)
+    started = time.monotonic()
+    result = parse_with_bashlex("echo 'hangs'")
+    assert time.monotonic() - started < 2
+    assert not result.complete
+    assert "did not finish" in result.problems[0]
+
+
+def test_the_shipped_parser_tables_are_the_ones_bashlex_builds():
+    assert bashlex_loader.TABLES_FILE.read_text(encoding="utf-8") == bashlex_loader.build_tables(), (
+        "bashlex's grammar changed: run `make tables`"
+    )
+
+
+def test_bashlex_uses_the_shipped_tables():
+    bashlex_loader.load()
+    import bashlex.parser
+
+    assert type(bashlex.parser.yaccparser.productions[1]).__name__ == "_Production"
