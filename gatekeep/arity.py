@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-import tomllib
-
 from gatekeep import resources
 
 # For a tool the table does not know, the word right after it joins the name
@@ -28,6 +26,8 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 @dataclass(frozen=True)
 class ArityTable:
+    """The merged arity/*.toml data, and the naming rules that read it."""
+
     arity: dict[str, int]
     value_options: dict[str, frozenset[str]]
     flag_aliases: dict[str, dict[str, str]]  # command name -> option spelling -> canonical spelling
@@ -75,15 +75,25 @@ class ArityTable:
 
 @lru_cache(maxsize=1)
 def load_table() -> ArityTable:
+    """The table from arity/*.toml, compiled once per change of those files (cache.py)."""
+    from gatekeep.cache import cached
+    from gatekeep.paths import get_paths
+
+    sources = tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(resources.data_dir("arity").glob("*.toml")))
+    return ArityTable(*cached(get_paths().cache_dir, "arity-1", sources, lambda: _compile(sources)))
+
+
+def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict]:
+    import tomllib
+
     arity: dict[str, int] = {}
     value_options: dict[str, frozenset[str]] = {}
     flag_aliases: dict[str, dict[str, str]] = {}
-    for path in sorted(resources.data_dir("arity").glob("*.toml")):
-        with path.open("rb") as f:
-            data = tomllib.load(f)
+    for _, text in sources:
+        data = tomllib.loads(text)
         for prefix, entry in data.get("arity", {}).items():
             arity[prefix] = entry["arity"]
         for tool, options in data.get("value-options", {}).items():
             value_options[tool] = frozenset(options)
         flag_aliases.update(data.get("flags", {}))
-    return ArityTable(arity, value_options, flag_aliases)
+    return arity, value_options, flag_aliases

@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str, new_mode: int = 0o600) -> None:
-    """Write `text` to a temporary file beside `path`, flush it to disk, rename it over `path`.
+def write_atomic(path: Path, text: str | bytes, new_mode: int = 0o600) -> None:
+    """Write `text` (or bytes) to a temporary file beside `path`, flush it to disk, rename it over `path`.
 
     An existing file keeps its mode; a new one gets `new_mode`.
     """
@@ -17,7 +17,7 @@ def write_atomic(path: Path, text: str, new_mode: int = 0o600) -> None:
     mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fchmod(f.fileno(), mode)

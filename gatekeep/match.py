@@ -8,15 +8,15 @@ not `git pushx`); a pattern without `*` is exact. Claude Code's
 matches a pipeline, one segment per simple command, so no `*` ever spans two
 commands.
 
-Rules are indexed by their literal first word, so a lookup costs the same
-however many rules the policy has.
+Rules are indexed by their literal first word and compiled on first use, so a
+lookup costs the same however many rules the policy has.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gatekeep.normalize import Normalized
 from gatekeep.wildmatch import UNKNOWN, could_match
@@ -84,16 +84,29 @@ def _long_option(option: str, aliases: dict[str, str]) -> str:
 
 @dataclass(frozen=True)
 class Rule:
-    pattern: str
+    """One policy pattern with its verdict and the layer and file it comes from."""
+
+    pattern: str  # canonical (see canonical())
     verdict: str
     layer: str
     path: str
-    segments: tuple[re.Pattern, ...] = field(compare=False, repr=False)
-    first_word: str | None = field(compare=False, repr=False)  # None: starts with a wildcard
-    flag_matcher: FlagMatcher | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         return f"rule '{self.pattern}' ({self.verdict}) in the {self.layer} policy ({self.path})"
+
+    # Compiled on first use: a policy of 10,000 rules compiles only those a line's words can reach.
+    @cached_property
+    def segments(self) -> tuple[re.Pattern, ...]:
+        return tuple(_segment_regex(s) for s in self.pattern.split(" | "))
+
+    @cached_property
+    def first_word(self) -> str | None:
+        """The literal first word every match starts with; None when it holds a wildcard."""
+        return first_word(self.pattern)
+
+    @cached_property
+    def flag_matcher(self) -> FlagMatcher | None:
+        return _flag_matcher(self.pattern) if self.verdict != "allow" and " | " not in self.pattern else None
 
 
 def canonical(pattern: str) -> str:
@@ -104,15 +117,16 @@ def canonical(pattern: str) -> str:
     return text
 
 
+def first_word(pattern: str) -> str | None:
+    first = pattern.split(" ", 1)[0]
+    return None if "*" in first.replace("\\*", "") else first.replace("\\*", "*")
+
+
 def compile_rule(pattern: str, verdict: str, layer: str, path: str) -> Rule:
     text = canonical(pattern)
     if not text:
         raise ValueError("a pattern cannot be empty")
-    segments = tuple(_segment_regex(s) for s in text.split(" | "))
-    first = text.split(" ", 1)[0].split(" | ", 1)[0]
-    first_word = None if "*" in first.replace("\\*", "") else first.replace("\\*", "*")
-    flags = _flag_matcher(text) if verdict != "allow" and len(segments) == 1 else None
-    return Rule(text, verdict, layer, path, segments, first_word, flags)
+    return Rule(text, verdict, layer, path)
 
 
 def _flag_matcher(text: str) -> FlagMatcher | None:
@@ -148,23 +162,52 @@ def _segment_regex(segment: str) -> re.Pattern:
 
 
 class RuleIndex:
-    """Rules by verdict and literal first word, in policy order."""
+    """Rules by verdict and literal first word, in policy order.
 
-    def __init__(self, rules: list[Rule]):
-        self._by_word: dict[tuple[str, str], list[Rule]] = defaultdict(list)
-        self._wild: dict[str, list[Rule]] = defaultdict(list)
-        self.rules = rules
-        for rule in rules:
-            if rule.first_word is None:
-                self._wild[rule.verdict].append(rule)
-            else:
-                self._by_word[(rule.verdict, rule.first_word)].append(rule)
+    Built from the layers' (verdict, pattern) lists; a Rule object is made only
+    when its bucket is looked up, so neither a lookup nor loading a cached
+    index (policy.py) grows with the number of rules.
+    """
+
+    def __init__(self, layers, by_word: dict | None = None, wild: dict | None = None):
+        self._layers = layers
+        if by_word is None or wild is None:
+            by_word, wild = index_positions(layers)
+        self.by_word = by_word  # (verdict, first word) -> [(layer, rule) positions]
+        self.wild = wild  # verdict -> positions of rules whose first word has a wildcard
+        self._made: dict[tuple[int, int], Rule] = {}
+
+    def _rule(self, position: tuple[int, int]) -> Rule:
+        rule = self._made.get(position)
+        if rule is None:
+            layer = self._layers[position[0]]
+            verdict, pattern = layer.rules[position[1]]
+            rule = self._made[position] = compile_rule(pattern, verdict, layer.name, str(layer.path))
+        return rule
+
+    @property
+    def rules(self) -> list[Rule]:
+        return [self._rule((i, j)) for i, layer in enumerate(self._layers) for j in range(len(layer.rules))]
 
     def candidates(self, verdict: str, first_word: str) -> list[Rule]:
-        return self._by_word.get((verdict, first_word), []) + self._wild.get(verdict, [])
+        positions = self.by_word.get((verdict, first_word), []) + self.wild.get(verdict, [])
+        return [self._rule(p) for p in positions]
 
     def of_verdict(self, verdict: str) -> list[Rule]:
         return [rule for rule in self.rules if rule.verdict == verdict]
+
+
+def index_positions(layers) -> tuple[dict, dict]:
+    by_word: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    wild: dict[str, list[tuple[int, int]]] = {}
+    for i, layer in enumerate(layers):
+        for j, (verdict, pattern) in enumerate(layer.rules):
+            word = first_word(canonical(pattern))
+            if word is None:
+                wild.setdefault(verdict, []).append((i, j))
+            else:
+                by_word.setdefault((verdict, word), []).append((i, j))
+    return by_word, wild
 
 
 @dataclass

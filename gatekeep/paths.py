@@ -8,7 +8,6 @@ system policy (default /etc/gatekeep/policy.yaml).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,8 @@ SYSTEM_POLICY = Path("/etc/gatekeep/policy.yaml")
 
 @dataclass(frozen=True)
 class Paths:
+    """The directories and files gatekeep uses, as found from the environment."""
+
     config_dir: Path
     state_dir: Path
     user_policy: Path
@@ -32,11 +33,18 @@ class Paths:
         return self.state_dir / "errors.log"
 
     @property
+    def cache_dir(self) -> Path:
+        """Compiled policy and arity tables (cache.py); safe to delete."""
+        return self.state_dir / "cache"
+
+    @property
     def lock_dir(self) -> Path:
         return self.state_dir / "locks"
 
     def lock_for(self, path: Path) -> Path:
         """The lock file that guards writes to `path` (one per file, wherever it lives)."""
+        import hashlib
+
         digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
         return self.lock_dir / f"{path.name}.{digest}.lock"
 

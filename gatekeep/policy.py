@@ -15,13 +15,13 @@ user default may not be looser than the system policy's default.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from gatekeep import resources
+from gatekeep.cache import cached
 from gatekeep.errors import PolicyError
-from gatekeep.match import VERDICTS, Rule, RuleIndex, compile_rule
+from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions
 from gatekeep.paths import Paths
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
@@ -32,6 +32,8 @@ DEFAULT_TIMEOUT = 300
 
 @dataclass(frozen=True)
 class Layer:
+    """One policy file: its text and what it sets."""
+
     name: str  # "built-in", "system" or "user"
     path: Path
     text: str  # the file's content, "" when it does not exist
@@ -42,29 +44,55 @@ class Layer:
 
 @dataclass(frozen=True)
 class Policy:
+    """The layers combined: the effective default and timeout, and every rule, indexed."""
+
     layers: tuple[Layer, ...]
     default: str
     default_layer: Layer
     timeout: int
     index: RuleIndex
-    sha256: str
+    sha256: str  # identifies the policy a decision was made under (recorded in the audit log)
 
     @property
     def rules(self) -> list[Rule]:
         return self.index.rules
 
 
+def digest(layers) -> str:
+    import hashlib
+
+    sha = hashlib.sha256()
+    for layer in layers:
+        sha.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode())
+    return sha.hexdigest()
+
+
 def load_policy(paths: Paths, user_policy: Path | None = None) -> Policy:
-    """All layers; `user_policy` (from --policy) must exist, the default ones may not."""
-    layers = [
-        read_layer("built-in", resources.DEFAULT_POLICY, required=True),
-        read_layer("system", paths.system_policy),
-        read_layer("user", user_policy or paths.user_policy, required=user_policy is not None),
-    ]
-    return combine(layers)
+    """All layers; `user_policy` (from --policy) must exist, the default ones may not.
+
+    The compiled policy is cached (cache.py) against the exact text of all three
+    files, so YAML is only read when one of them changed.
+    """
+    user = user_policy or paths.user_policy
+    sources = (
+        ("built-in", resources.DEFAULT_POLICY, read_text(resources.DEFAULT_POLICY, required=True)),
+        ("system", paths.system_policy, read_text(paths.system_policy)),
+        ("user", user, read_text(user, required=user_policy is not None)),
+    )
+    key = tuple((name, str(path), text) for name, path, text in sources)
+    layers, by_word, wild, sha256 = cached(paths.cache_dir, "policy-1", key, lambda: _compile(sources))
+    return combine([Layer(name, Path(path), *rest) for name, path, *rest in layers], by_word, wild, sha256)
 
 
-def combine(layers: list[Layer]) -> Policy:
+def _compile(sources) -> tuple:
+    layers = [parse_layer(name, path, text) for name, path, text in sources]
+    by_word, wild = index_positions(layers)
+    fields = [(layer.name, str(layer.path), layer.text, layer.default, layer.timeout, layer.rules) for layer in layers]
+    return fields, by_word, wild, digest(layers)
+
+
+def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = None) -> Policy:
+    """One policy from its layers; the rest, when given, was computed from them before (the cache)."""
     default, default_layer = "ask", layers[0]
     timeout = DEFAULT_TIMEOUT
     floor = None  # the system layer's default: no later layer may be looser
@@ -77,23 +105,25 @@ def combine(layers: list[Layer]) -> Policy:
                 floor = layer
         if layer.timeout is not None:
             timeout = layer.timeout
-    rules = [compile_rule(p, v, layer.name, str(layer.path)) for layer in layers for v, p in layer.rules]
-    digest = hashlib.sha256()
-    for layer in layers:
-        digest.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode())
-    return Policy(tuple(layers), default, default_layer, timeout, RuleIndex(rules), digest.hexdigest())
+    index = RuleIndex(tuple(layers), by_word, wild)
+    return Policy(tuple(layers), default, default_layer, timeout, index, sha256 or digest(layers))
 
 
-def read_layer(name: str, path: Path, required: bool = False) -> Layer:
+def read_text(path: Path, required: bool = False) -> str:
+    """The file's text; "" for a missing file that is not required."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as f:
+            return f.read()
     except FileNotFoundError:
         if required:
             raise PolicyError(path, "the file does not exist") from None
-        return Layer(name, path, "")
+        return ""
     except (OSError, UnicodeDecodeError) as e:
         raise PolicyError(path, f"cannot read it ({e})") from None
-    return parse_layer(name, path, text)
+
+
+def read_layer(name: str, path: Path, required: bool = False) -> Layer:
+    return parse_layer(name, path, read_text(path, required))
 
 
 def parse_layer(name: str, path: Path, text: str) -> Layer:
@@ -115,6 +145,9 @@ def parse_layer(name: str, path: Path, text: str) -> Layer:
         raise PolicyError(
             path, f"must be a whole number of seconds, 1 to {MAX_TIMEOUT}", _line(data, "timeout"), "timeout"
         )
+    # plain str and int: ruamel's scalar subclasses cannot be cached (cache.py)
+    default = None if default is None else str(default)
+    timeout = None if timeout is None else int(timeout)
     return Layer(name, path, text, default, timeout, tuple(_rules(path, data)))
 
 
@@ -138,7 +171,7 @@ def _rules(path: Path, data: dict) -> list[tuple[str, str]]:
             if not isinstance(pattern, str) or not pattern.strip():
                 line = patterns.lc.item(i)[0] + 1 if hasattr(patterns, "lc") else None
                 raise PolicyError(path, "each pattern must be a non-empty string", line, f"rules.{verdict}[{i}]")
-            found.append((verdict, pattern))
+            found.append((str(verdict), str(pattern)))
     return found
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gatekeep.match import RuleIndex, canonical, compile_rule, match_line
 from gatekeep.normalize import normalize
 from gatekeep.parse import parse_line
+from gatekeep.policy import Layer
 
 PATTERNS = [
     # pattern, command text, matches?
@@ -60,8 +63,12 @@ def test_empty_pattern_is_refused():
         compile_rule("   ", "allow", "user", "p")
 
 
+def index_of(patterns: list[tuple[str, str]]) -> RuleIndex:
+    return RuleIndex((Layer("user", Path("p"), "", rules=tuple(patterns)),))
+
+
 def _matches(line: str, patterns: list[tuple[str, str]]):
-    index = RuleIndex([compile_rule(p, v, "user", "p") for v, p in patterns])
+    index = index_of(patterns)
     normalized = [normalize(c) for c in parse_line(line).commands]
     return match_line(normalized, index)
 
@@ -93,12 +100,11 @@ def test_wildcard_first_word_rules_are_still_found():
 
 
 def test_index_lookup_does_not_depend_on_unrelated_rules():
-    rules = [compile_rule(f"tool{i} *", "allow", "user", "p") for i in range(5000)]
-    rules.append(compile_rule("git status *", "allow", "user", "p"))
-    rules.append(compile_rule("*danger*", "deny", "user", "p"))
-    index = RuleIndex(rules)
+    patterns = [("allow", f"tool{i} *") for i in range(5000)] + [("allow", "git status *"), ("deny", "*danger*")]
+    index = index_of(patterns)
     assert [r.pattern for r in index.candidates("allow", "git")] == ["git status *"]
     assert [r.pattern for r in index.candidates("deny", "git")] == ["*danger*"]
+    assert len(index._made) == 2  # only the rules looked up were compiled
 
 
 FLAG_RULES = "rm -rf *", "git push --force *", "chmod -R 777 *", "sed -i *"

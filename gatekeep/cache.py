@@ -1,0 +1,58 @@
+"""A cache of data compiled from text files: the policy's rule index, the arity table.
+
+`gatekeep check` runs before every line, and reading YAML or TOML costs more
+than the rest of the check (issue 6). So the compiled form is kept in
+`<state dir>/cache/NAME.marshal` together with the exact text of every file
+it was made from. On the next run the files are read again (cheap) and the
+cache is used only if every text is identical; otherwise it is rebuilt. So an
+edit, a replaced file or a new gatekeep version always takes effect at once:
+there are no timestamps to trust.
+
+The key also holds gatekeep's version and the cache's name, which carries the
+format of its data (`policy-2`): a change to that format changes the name.
+
+The cache lives in the state directory, which gatekeep protects like the
+policy itself (writes.py); a broken or unreadable cache is ignored and
+rebuilt, and a cache that cannot be written only costs time. marshal is used
+because it loads these plain tuples and dicts several times faster than json
+or pickle, and cannot run code.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+FORMAT = 1
+
+
+def cached(directory: Path | None, name: str, key, build: Callable[[], object]):
+    """`build()`'s result, from the cache when `key` (texts and versions) is what it was built from."""
+    from gatekeep import __version__
+
+    key = (FORMAT, __version__, sys.version_info[:2], key)
+    path = None if directory is None else directory / f"{name}.marshal"
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                stored_key, data = marshal.load(f)
+            if stored_key == key:
+                return data
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    data = build()
+    if path is not None:
+        _store(path, marshal.dumps((key, data)))
+    return data
+
+
+def _store(path: Path, blob: bytes) -> None:
+    from gatekeep.atomic import write_atomic
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomic(path, blob)
+    except OSError:
+        pass  # no cache: the next run builds again

@@ -1,0 +1,105 @@
+"""The fast paths decide exactly as the full path does, on every line of the test corpora.
+
+gatekeep check takes three shortcuts (issue 6): plain lines are split without
+bashlex (parse.parse_plain_line), the compiled policy and arity table come
+from a cache (cache.py), and `check`'s arguments are read without click
+(tests/test_cli.py covers that one). A shortcut may never allow what the full
+path would ask or deny, so each is compared with the full path here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from gatekeep import parse
+from gatekeep.gate import evaluate
+from gatekeep.paths import get_paths
+from gatekeep.policy import load_policy
+from tests.conftest import write
+from tests.security import test_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _corpus() -> list[tuple[str, str, str]]:
+    """(policy name, line, cwd) for every line of tests/data/corpus.tsv and of the security corpus."""
+    rows = (ROOT / "tests/data/corpus.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    cases = [("DEFAULT", row.split("\t")[0], test_corpus.CWD) for row in rows if row]
+    for case in test_corpus.ATTEMPTS + test_corpus.BENIGN:
+        cases.append((case.policy, case.line, case.cwd))
+    return cases
+
+
+def _outcome(verdict) -> tuple:
+    return (
+        verdict.decision,
+        verdict.reason,
+        verdict.rule,
+        verdict.suggestions,
+        tuple((c.decision, c.rule, c.normalized.name) for c in verdict.commands),
+    )
+
+
+def test_the_plain_line_shortcut_decides_as_bashlex_does(monkeypatch):
+    policies = {name: test_corpus._policy(name) for name in test_corpus.POLICIES}
+    fast = []
+    for name, line, cwd in _corpus():
+        line, cwd = test_corpus._fill(line), test_corpus._fill(cwd)
+        if parse.parse_plain_line(line) is None:
+            continue
+        fast.append((policies[name], line, cwd, _outcome(evaluate(line, policies[name], cwd))))
+    assert len(fast) > 1_500
+    monkeypatch.setattr(parse, "parse_plain_line", lambda line: None)
+    for policy, line, cwd, outcome in fast:
+        assert _outcome(evaluate(line, policy, cwd)) == outcome, line
+
+
+@pytest.mark.parametrize("policy_name", sorted(test_corpus.POLICIES))
+def test_a_cached_policy_decides_as_a_freshly_read_one(policy_name, paths):
+    write(paths.user_policy, test_corpus.POLICIES[policy_name])
+    fresh = load_policy(paths)  # compiles and fills the cache
+    assert (paths.cache_dir / "policy-1.marshal").exists()
+    cached = load_policy(paths)
+    assert cached == dataclasses.replace(fresh, index=cached.index)
+    assert cached.rules == fresh.rules
+    for name, line, cwd in _corpus():
+        if name == policy_name:
+            line = test_corpus._fill(line)
+            assert _outcome(evaluate(line, cached, cwd)) == _outcome(evaluate(line, fresh, cwd)), line
+
+
+def test_an_edit_to_any_layer_takes_effect_at_once(paths, tmp_path, monkeypatch):
+    write(paths.user_policy, "rules:\n  allow: ['git status *']\n")
+    assert evaluate("git status", load_policy(paths)).decision == "allow"
+    write(paths.user_policy, "rules:\n  deny: ['git status *']\n")  # same size, same second
+    assert evaluate("git status", load_policy(paths)).decision == "deny"
+    system = write(tmp_path / "system.yaml", "rules:\n  ask: ['git *']\n")
+    monkeypatch.setenv("GATEKEEP_SYSTEM_POLICY", str(system))
+    assert load_policy(get_paths()).layers[1].rules == (("ask", "git *"),)
+
+
+def test_a_broken_or_foreign_cache_is_rebuilt(paths):
+    write(paths.user_policy, "rules:\n  deny: ['rm *']\n")
+    load_policy(paths)
+    for garbage in (b"", b"\x00garbage", __import__("marshal").dumps(("someone else's key", ((), {}, {}, "x")))):
+        (paths.cache_dir / "policy-1.marshal").write_bytes(garbage)
+        assert evaluate("rm x", load_policy(paths)).decision == "deny"
+
+
+def test_an_unwritable_cache_only_costs_time(paths):
+    write(paths.user_policy, "rules:\n  deny: ['rm *']\n")
+    paths.state_dir.mkdir(parents=True)
+    write(paths.cache_dir, "not a directory")
+    assert evaluate("rm x", load_policy(paths)).decision == "deny"
+
+
+def test_a_broken_policy_is_never_cached(paths):
+    from gatekeep.errors import PolicyError
+
+    write(paths.user_policy, "rules: [oops\n")
+    for _ in range(2):
+        with pytest.raises(PolicyError):
+            load_policy(paths)
