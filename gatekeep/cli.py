@@ -1,19 +1,16 @@
-"""The command line: wires arguments to the command functions, nothing more.
+"""The command line, with click: wires arguments to the command functions, nothing more.
 
-Each command imports its module only when it runs, so `gatekeep check` pays
-for nothing it does not use. Errors become one line and an exit code in
-`main()`: 0 allowed/ok, 1 blocked/not found, 2 usage, policy or internal error.
+Each command imports its module only when it runs. `gatekeep check` with its
+usual arguments does not come here at all (see main.py).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from gatekeep import __version__
-from gatekeep.errors import EXIT_BLOCKED, EXIT_ERROR, FatalError
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 policy_option = click.option(
@@ -171,42 +168,3 @@ def paths(as_json) -> int:
     from gatekeep.commands.paths_cmd import paths_show
 
     return paths_show(as_json)
-
-
-def main(argv: list[str] | None = None) -> int:
-    try:
-        result = cli.main(args=argv, prog_name="gatekeep", standalone_mode=False)
-    except click.exceptions.Exit as e:
-        return e.exit_code
-    except click.ClickException as e:
-        e.show()
-        return EXIT_ERROR
-    except click.exceptions.Abort:
-        return EXIT_BLOCKED
-    except FatalError as e:
-        print(f"gatekeep: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("gatekeep: interrupted", file=sys.stderr)
-        return EXIT_BLOCKED
-    except Exception as e:  # a bug: block, say so in one line, keep the traceback
-        return _internal_error(e)
-    return result if isinstance(result, int) else 0
-
-
-def _internal_error(error: Exception) -> int:
-    import traceback
-
-    where = "the terminal"
-    try:
-        from gatekeep.paths import get_paths
-
-        log = get_paths().error_log
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as f:
-            f.write("".join(traceback.format_exception(error)) + "\n")
-        where = str(log)
-    except Exception:
-        traceback.print_exception(error)
-    print(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. Details: {where}", file=sys.stderr)
-    return EXIT_ERROR

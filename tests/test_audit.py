@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
+from datetime import datetime, timezone
+
+import pytest
 
 from gatekeep import audit
 from gatekeep.paths import get_paths
@@ -65,3 +69,17 @@ def test_follow_yields_records_appended_later(paths):
     audit.append(paths.audit_log, {"id": "new2"})
     thread.join(timeout=10)
     assert seen == ["new1", "new2"]
+
+
+def test_ids_are_random_version_4_uuids():
+    ids = [audit.new_id() for _ in range(1000)]
+    assert len(set(ids)) == 1000
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, text)
+
+
+@pytest.mark.parametrize("seconds", [0.0, 1.5, 1_795_000_000.999, 1_795_000_000.0004])
+def test_timestamps_are_what_datetime_gives(seconds):
+    expected = datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds")
+    assert audit.timestamp(seconds) == expected.replace("+00:00", "Z")

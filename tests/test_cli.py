@@ -12,7 +12,8 @@ import click
 import pytest
 
 from gatekeep import audit
-from gatekeep.main import cli, main
+from gatekeep.cli import cli
+from gatekeep.main import main, read_check_args
 from tests.conftest import write
 
 REPO = Path(__file__).resolve().parent.parent
@@ -216,3 +217,70 @@ def test_a_real_process(tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith("gatekeep: blocked (deny)")
     assert result.stdout == ""
+
+
+# `check` with the hooks' kind of arguments is read without click (main.py); both readings must agree.
+CHECK_ARGS = [
+    ["--", "git status"],
+    ["--", "git", "status"],
+    ["--no-prompt", "-q", "--", "ls -la"],
+    ["--json", "--quiet", "--cwd", "/tmp", "--", "x"],
+    ["--cwd=/srv", "--shell", "zsh", "--", "make"],
+    ["--shell=bash", "--policy", "p.yaml", "--no-prompt", "--", "a", "--", "b"],
+    ["--policy=p.yaml", "--", "-x"],
+    ["--cwd", "--json", "--", "x"],  # click takes the next word as the value, whatever it is
+]
+LEFT_TO_CLICK = [
+    ["--help", "--", "x"],
+    ["-h", "--", "x"],
+    [
+        "--",
+    ],
+    ["git status"],
+    ["--sideways", "--", "x"],
+    ["--json=1", "--", "x"],
+    ["-qh", "--", "x"],
+    ["--policy=", "--", "x"],
+    ["--policy", ".", "--", "x"],  # a directory: click explains
+    ["--cwd"],
+]
+
+
+def _click_reading(args: list[str]) -> dict:
+    command = cli.commands["check"]
+    params = command.make_context("check", list(args)).params
+    return {
+        "line": " ".join(params["command_line"]),
+        "policy_file": params["policy_file"],
+        "prompt": not params["no_prompt"],
+        "as_json": params["as_json"],
+        "cwd": params["cwd"],
+        "quiet": params["quiet"],
+        "shell": params["shell"],
+    }
+
+
+@pytest.mark.parametrize("args", CHECK_ARGS)
+def test_check_arguments_read_without_click_as_click_reads_them(args):
+    assert read_check_args(["check", *args]) == _click_reading(args)
+
+
+@pytest.mark.parametrize("args", LEFT_TO_CLICK)
+def test_other_check_arguments_are_left_to_click(args):
+    assert read_check_args(["check", *args]) is None
+
+
+def test_every_check_option_is_known_to_the_fast_reader():
+    from gatekeep import main as main_module
+
+    options = {o for p in cli.commands["check"].params for o in p.opts if o.startswith("-")} - {"-h", "--help"}
+    assert options == set(main_module._FLAGS) | set(main_module._VALUES)
+
+
+def test_a_plain_check_imports_none_of_the_slow_libraries():
+    code = "import sys; from gatekeep.main import main; main(['check', '--no-prompt', '--', 'git status']); "
+    code += "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'ruamel', 'bashlex', 'filelock')))"
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "ruamel.yaml" in first.stdout  # the first run compiles the policy and fills the cache
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert again.stdout.strip() == "[]", again.stdout + again.stderr

@@ -6,8 +6,6 @@ import getpass
 import json
 import os
 import sys
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 
 from gatekeep import audit
@@ -30,8 +28,8 @@ def check(
 ) -> int:
     paths = get_paths()
     record = {
-        "id": str(uuid.uuid4()),
-        "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "id": audit.new_id(),
+        "ts": audit.timestamp(),
         "command": line,
         "cwd": cwd or os.getcwd(),
         "tty": _tty(),

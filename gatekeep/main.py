@@ -1,0 +1,117 @@
+"""The entry point: `gatekeep ARGS` -> an exit code, and every error as one line.
+
+Exit codes: 0 allowed/ok, 1 blocked/not found, 2 usage, policy or internal error.
+
+The shell hooks run `gatekeep check [options] -- LINE` before every line a
+person types, and importing click costs more than the rest of that check
+(issue 6). So that one call, when its arguments are the plain, valid kind the
+hooks send, is read here without click; anything else (help, an unknown or
+malformed option, no `--`) goes to click (cli.py), which stays the one
+definition of the command line and of its messages. tests/test_cli.py checks
+that both readings agree.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gatekeep.errors import EXIT_BLOCKED, EXIT_ERROR, FatalError
+
+_FLAGS = {"--no-prompt": "no_prompt", "--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
+_VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        check = read_check_args(args)
+        if check is not None:
+            from gatekeep.commands.check import check as run
+
+            return run(**check)
+        return _with_click(args)
+    except FatalError as e:
+        print(f"gatekeep: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("gatekeep: interrupted", file=sys.stderr)
+        return EXIT_BLOCKED
+    except Exception as e:  # a bug: block, say so in one line, keep the traceback
+        return _internal_error(e)
+
+
+def read_check_args(args: list[str]) -> dict | None:
+    """The arguments of `check [options] -- WORDS...` as check() takes them, or None to let click read them."""
+    if args[:1] != ["check"] or "--" not in args:
+        return None
+    split = args.index("--")
+    options, words = args[1:split], args[split + 1 :]
+    if not words:
+        return None
+    found: dict = {"no_prompt": False, "as_json": False, "quiet": False}
+    found.update(policy_file=None, cwd=None, shell=None)
+    i = 0
+    while i < len(options):
+        option = options[i]
+        name, has_value, value = option.partition("=")
+        if option in _FLAGS:
+            found[_FLAGS[option]] = True
+        elif name in _VALUES and has_value and value:
+            found[_VALUES[name]] = value
+        elif option in _VALUES and i + 1 < len(options):
+            i += 1
+            found[_VALUES[option]] = options[i]
+        else:
+            return None
+        i += 1
+    if found["policy_file"] is not None:
+        if os.path.isdir(found["policy_file"]):
+            return None  # click explains that a directory is not a policy file
+        from pathlib import Path
+
+        found["policy_file"] = Path(found["policy_file"])
+    return {
+        "line": " ".join(words),
+        "policy_file": found["policy_file"],
+        "prompt": not found["no_prompt"],
+        "as_json": found["as_json"],
+        "cwd": found["cwd"],
+        "quiet": found["quiet"],
+        "shell": found["shell"],
+    }
+
+
+def _with_click(args: list[str]) -> int:
+    import click
+
+    from gatekeep.cli import cli
+
+    try:
+        result = cli.main(args=args, prog_name="gatekeep", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return EXIT_ERROR
+    except click.exceptions.Abort:
+        return EXIT_BLOCKED
+    return result if isinstance(result, int) else 0
+
+
+def _internal_error(error: Exception) -> int:
+    import traceback
+
+    where = "the terminal"
+    try:
+        from gatekeep.paths import get_paths
+
+        log = get_paths().error_log
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a", encoding="utf-8") as f:
+            f.write("".join(traceback.format_exception(error)) + "\n")
+        where = str(log)
+    except Exception:
+        traceback.print_exception(error)
+    print(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. Details: {where}", file=sys.stderr)
+    return EXIT_ERROR
