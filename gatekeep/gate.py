@@ -26,10 +26,11 @@ def read_line(line: str) -> tuple[ParseResult, list[Normalized]]:
     return _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
 
 
-def evaluate(line: str, policy: Policy, cwd: str | None = None) -> LineVerdict:
+def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteContext | None = None) -> LineVerdict:
+    """The verdict on `line` run in `cwd`; `context`, if given, is write_context(cwd) made once for many lines."""
     parsed, normalized = read_line(line)
     matches = match_line(normalized, policy.index)
-    return decide(parsed, normalized, matches, policy, write_context(cwd))
+    return decide(parsed, normalized, matches, policy, context or write_context(cwd))
 
 
 def write_context(cwd: str | None) -> WriteContext:

@@ -7,51 +7,82 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import sys
-import uuid
 from pathlib import Path
 
 import click
 
+from gatekeep.audit import new_id
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW
-from gatekeep.gate import evaluate, verdict_json
+from gatekeep.gate import evaluate, verdict_json, write_context
 from gatekeep.history import command_lines, null_separated
 from gatekeep.paths import get_paths
 from gatekeep.policy import load_policy
 
 TOP_SUGGESTIONS = 5
 PROGRESS_EVERY = 1000
+PARALLEL_FROM = 2_000  # distinct lines
+MAX_WORKERS = 8
+CHUNK = 200
 
 
 def scan(source: str, policy_file: Path | None, as_json: bool, null: bool) -> int:
-    policy = load_policy(get_paths(), policy_file)
+    global _policy, _context
+    _policy = load_policy(get_paths(), policy_file)
+    _context = write_context(None)
     lines = list(_read(source, null))
-    cache: dict = {}
-    tally: collections.Counter = collections.Counter()
-    denied: list[str] = []
-    asked: list[tuple[str, ...]] = []
-    show_progress = not as_json and sys.stderr.isatty() and len(lines) > PROGRESS_EVERY
-    for n, line in enumerate(lines, 1):
-        verdict = cache.get(line)
-        if verdict is None:
-            verdict = cache[line] = evaluate(line, policy)
-        tally[verdict.decision] += 1
-        if as_json:
-            outcome = "allow" if verdict.decision == "allow" else "deny"
-            record = {"id": str(uuid.uuid4()), "command": line, **verdict_json(verdict), "outcome": outcome}
-            click.echo(json.dumps(record, ensure_ascii=False))
-        elif verdict.decision == "deny":
-            denied.append(line)
-        elif verdict.decision == "ask":
-            asked.append(verdict.suggestions)
+    distinct = list(dict.fromkeys(lines))  # identical lines are decided once
+    show_progress = not as_json and sys.stderr.isatty() and len(distinct) > PROGRESS_EVERY
+    decided: dict[str, tuple] = {}
+    for n, (line, result) in enumerate(zip(distinct, _decide_all(distinct), strict=True), 1):
+        decided[line] = result
         if show_progress and n % PROGRESS_EVERY == 0:
-            click.echo(f"\rscanned {n:,}/{len(lines):,} lines", err=True, nl=False)
+            click.echo(f"\rscanned {n:,}/{len(distinct):,} distinct lines", err=True, nl=False)
     if show_progress:
         click.echo(err=True)
-    if not as_json:
-        _summary(len(lines), tally, denied, asked)
+    if as_json:
+        out = []
+        for line in lines:
+            decision, _, fields = decided[line]
+            outcome = "allow" if decision == "allow" else "deny"
+            out.append(json.dumps({"id": new_id(), "command": line, **fields, "outcome": outcome}, ensure_ascii=False))
+        sys.stdout.write("".join(f"{record}\n" for record in out))
+        return EXIT_ALLOW
+    tally: collections.Counter = collections.Counter(decided[line][0] for line in lines)
+    denied = [line for line in lines if decided[line][0] == "deny"]
+    asked = [decided[line][1] for line in lines if decided[line][0] == "ask"]
+    _summary(len(lines), tally, denied, asked)
     return EXIT_ALLOW
+
+
+# Set before the worker processes fork, so each has the policy without pickling it.
+_policy = None
+_context = None
+
+
+def _decide(line: str) -> tuple[str, tuple[str, ...], dict]:
+    verdict = evaluate(line, _policy, context=_context)
+    return verdict.decision, verdict.suggestions, verdict_json(verdict)
+
+
+def _decide_all(lines: list[str]):
+    """The lines' verdicts in order; spread over one process per core when there are many.
+
+    Each line is independent, and parsing is pure Python, so processes (not
+    threads) are what make a long history fast: they fork with the policy
+    loaded and send back only the small results. Fewer lines than
+    PARALLEL_FROM are not worth the start-up.
+    """
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if workers < 2 or len(lines) < PARALLEL_FROM:
+        yield from map(_decide, lines)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(_decide, lines, chunksize=CHUNK)
 
 
 def _read(source: str, null: bool):
