@@ -28,6 +28,8 @@ _WORD_START = " \t\n;&|()"
 
 @dataclass(frozen=True)
 class Heredoc:
+    """One heredoc as bash reads it: where its body lies and whether it expands."""
+
     body_start: int
     end: int  # end of the terminator line (exclusive), as bashlex's HeredocNode.pos
     quoted: bool
@@ -36,6 +38,8 @@ class Heredoc:
 
 @dataclass
 class RawFacts:
+    """What the raw scan found that the parse tree must account for."""
+
     substitutions: set[int] = field(default_factory=set)  # positions of `$(`, `` ` ``, `<(`, `>(`
     heredocs: list[Heredoc] = field(default_factory=list)
     comments: list[tuple[int, int]] = field(default_factory=list)

@@ -32,6 +32,8 @@ MAX_COMMANDS = 50
 
 @dataclass(frozen=True)
 class CommandVerdict:
+    """The verdict for one simple command, and the rule behind it."""
+
     normalized: Normalized
     decision: str
     rule: Rule | None
@@ -44,6 +46,8 @@ class CommandVerdict:
 
 @dataclass(frozen=True)
 class LineVerdict:
+    """The verdict for a whole line: the strictest of its commands', or the line's own risk."""
+
     decision: str
     reason: str
     rule: Rule | None

@@ -41,6 +41,8 @@ HARMLESS_VARIABLES = frozenset(
 
 @dataclass(frozen=True)
 class Normalized:
+    """One simple command as the policy sees it: its name, and the forms rules are matched against."""
+
     command: SimpleCommand
     name: str
     deny_forms: tuple[tuple[str, ...], ...]

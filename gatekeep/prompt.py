@@ -38,6 +38,8 @@ APPROVING = ("once", "always")
 
 @dataclass(frozen=True)
 class Answer:
+    """What the user answered at the prompt, or why there was no answer."""
+
     answer: str  # once | always | deny | never | timeout | eof | interrupt | no-tty | busy
     timed_out: bool = False
 

@@ -17,6 +17,8 @@ from gatekeep.writes import HARMLESS
 
 @dataclass(frozen=True)
 class ReadOnly:
+    """A command that only reads, unless given one of its writing options."""
+
     short: str = ""  # short options that write or execute
     long: tuple[str, ...] = ()  # long options that write or execute
     words: tuple[str, ...] = ()  # whole arguments that write or execute (find -exec)

@@ -45,6 +45,8 @@ _ANSI_C_NUMERIC = re.compile(
 
 @dataclass(frozen=True)
 class Word:
+    """A word's value after quote removal, and whether bash would still expand it."""
+
     value: str
     dynamic: bool = False
 

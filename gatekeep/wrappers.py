@@ -16,6 +16,8 @@ ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\+?=", re.DOTALL)
 
 @dataclass(frozen=True)
 class Wrapper:
+    """A command that runs another one: how to find the inner command among its words."""
+
     value_options: frozenset[str] = frozenset()  # options whose value is the next word
     flags: frozenset[str] = frozenset()  # options known to take no value
     positionals: int = 0  # words between the options and the command (timeout's DURATION)

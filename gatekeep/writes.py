@@ -38,6 +38,8 @@ _CWD_PREFIX = re.compile(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's hom
 
 @dataclass(frozen=True)
 class WriteContext:
+    """Where a line runs and which paths no line may write."""
+
     cwd: str
     home: str
     protected: tuple[str, ...] = ()  # gatekeep's own directories and files
