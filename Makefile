@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test bench clean
+.PHONY: install test bench tables clean
 
 install: $(BIN)/gatekeep
 
@@ -16,8 +16,13 @@ test: install
 	$(BIN)/pytest -q
 
 bench: install
+	$(BIN)/python tests/bench/bench_check.py
 	$(BIN)/python tests/bench/bench_names.py
 	$(BIN)/python tests/bench/bench_hook.py
+
+# bashlex's parser tables, shipped so that importing bashlex does not rebuild them
+tables: install
+	$(BIN)/python -m gatekeep.bashlex_loader
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

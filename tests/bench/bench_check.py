@@ -1,0 +1,159 @@
+"""How fast `gatekeep check` and `gatekeep scan` are, as ratios to Python's own start-up.
+
+Every figure is the median of RUNS runs (GATEKEEP_BENCH_RUNS overrides it), and
+each is printed beside its floor. The floor, `python -c pass` with the same
+interpreter, is measured in the same run, interleaved with the runs it is
+compared to, because these machines are noisy: read the ratios, not the ms.
+
+  check          `gatekeep check --no-prompt -- LINE` as a whole process, default
+                 policy + a 200-rule user policy;             target ≤ 2.0× floor
+  memory         its peak resident size;                      target ≤ 30 MB
+  10,000 rules   the same with 10 and with 10,000 user rules;  target ≤ 1.2× the 10-rule figure
+  scan           `gatekeep scan --json` on 30,000 lines;       target ≥ 5,000 lines/s
+  worst line     adversarial lines, slowest single check;      target ≤ 1 s
+
+Compiled files (.pyc) and gatekeep's caches are warmed first, as they are on a
+machine that has run gatekeep once.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = int(os.environ.get("GATEKEEP_BENCH_RUNS", "21"))
+SCAN_LINES = 30_000
+TYPICAL = ["git status", "ls -la", "npm run build", "git log --oneline | head", "cd src && make test"]
+ADVERSARIAL = [
+    "echo x'${'",  # bashlex's endless loop
+    "echo " + "$(" * 40 + "x" + ")" * 40,
+    "true && " * 1_000 + "true",
+    "echo " + "'a'\"b\"$'c'" * 900,  # just under 10,000 characters
+    "x" * 10_001,
+    "for i in 1; do " * 60 + "rm x" + "; done" * 60,
+    "bash -c " + "'bash -c " * 10 + "rm" + "'" * 10,
+]
+
+
+def gatekeep_executable() -> str:
+    return str(Path(sys.executable).with_name("gatekeep"))
+
+
+def run_timed(argv: list[str], env: dict, stdin=subprocess.DEVNULL) -> tuple[float, int]:
+    """Wall time in seconds and peak resident size in KB of one process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = 0  # reaped by wait4
+    return elapsed, usage.ru_maxrss
+
+
+def rules(count: int) -> str:
+    """A user policy of `count` allow rules spread over many tools, as a real one grows."""
+    tools = ["git", "npm", "docker", "kubectl", "cargo", "make", "pip", "go", "terraform", "aws"]
+    tools += [f"tool{i}" for i in range(max(0, count // 20))]
+    lines = ["rules:", "  allow:"]
+    lines += [f"    - '{tools[i % len(tools)]} sub{i} --flag{i} *'" for i in range(count)]
+    return "\n".join(lines) + "\n"
+
+
+def environment(home: Path, rule_count: int) -> dict:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config").mkdir(exist_ok=True)
+    (home / "config" / "policy.yaml").write_text(rules(rule_count))
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "GATEKEEP_HOME": str(home),
+        "GATEKEEP_SYSTEM_POLICY": str(home / "no-system-policy.yaml"),
+    }
+
+
+def check_argv(line: str) -> list[str]:
+    return [gatekeep_executable(), "check", "--no-prompt", "-q", "--", line]
+
+
+def paired(env: dict, argv: list[str]) -> tuple[float, float, int]:
+    """Medians of the command and of the floor, run alternately; and the command's peak memory (KB)."""
+    floor = [sys.executable, "-c", "pass"]
+    run_timed(argv, env)  # warm compiled files and caches
+    times, floors, memory = [], [], 0
+    for _ in range(RUNS):
+        floors.append(run_timed(floor, env)[0])
+        elapsed, rss = run_timed(argv, env)
+        times.append(elapsed)
+        memory = max(memory, rss)
+    return statistics.median(times), statistics.median(floors), memory
+
+
+def scan_input(path: Path) -> None:
+    corpus = [row.split("\t")[0] for row in (ROOT / "tests/data/corpus.tsv").read_text().splitlines()[1:] if row]
+    lines = [corpus[i % len(corpus)] + (f" x{i}" if i >= len(corpus) else "") for i in range(SCAN_LINES)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "gatekeep")], check=True)
+    floor = f"`{sys.executable} -c pass`"
+    print(f"gatekeep check benchmark: {os.cpu_count()} cores, median of {RUNS} runs; floor = {floor}")
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        env = environment(tmp / "r200", 200)
+        print("\ncheck, default policy + 200 user rules          ms   floor ms   ratio  target")
+        worst_memory = 0
+        for line in TYPICAL:
+            t, f, memory = paired(env, check_argv(line))
+            worst_memory = max(worst_memory, memory)
+            ok = t / f <= 2.0
+            failures += not ok
+            print(f"  {line:<44} {t * 1000:6.1f}  {f * 1000:8.1f}  {t / f:5.2f}×  ≤ 2.0× {'ok' if ok else 'MISSED'}")
+        ok = worst_memory <= 30 * 1024
+        failures += not ok
+        print(f"  peak memory {worst_memory / 1024:.1f} MB (target ≤ 30 MB) {'ok' if ok else 'MISSED'}")
+
+        print("\npolicy size, `git status`                       ms   floor ms   ratio  target")
+        small = paired(environment(tmp / "r10", 10), check_argv("git status"))
+        large = paired(environment(tmp / "r10000", 10_000), check_argv("git status"))
+        print(f"  {'10 rules':<44} {small[0] * 1000:6.1f}  {small[1] * 1000:8.1f}  {small[0] / small[1]:5.2f}×")
+        ratio = (large[0] / large[1]) / (small[0] / small[1])
+        ok = ratio <= 1.2
+        failures += not ok
+        print(
+            f"  {'10,000 rules':<44} {large[0] * 1000:6.1f}  {large[1] * 1000:8.1f}  {large[0] / large[1]:5.2f}×"
+            f"  {ratio:.2f}× the 10-rule ratio, ≤ 1.2× {'ok' if ok else 'MISSED'}"
+        )
+
+        print(f"\nscan --json, {SCAN_LINES:,} lines               lines/s   floor ms  target")
+        history = tmp / "history"
+        scan_input(history)
+        scan = [gatekeep_executable(), "scan", "--json", str(history)]
+        t, f, _ = paired(env, scan)
+        rate = SCAN_LINES / t
+        ok = rate >= 5_000
+        failures += not ok
+        print(f"  {'':<36} {rate:9,.0f}  {f * 1000:8.1f}  ≥ 5,000 lines/s {'ok' if ok else 'MISSED'}")
+
+        print("\nadversarial lines, one check each                  ms  target")
+        worst = 0.0
+        for line in ADVERSARIAL:
+            elapsed = max(run_timed(check_argv(line), env)[0] for _ in range(3))
+            worst = max(worst, elapsed)
+            shown = line if len(line) <= 40 else f"{line[:30]}… ({len(line):,} chars)"
+            print(f"  {shown!r:<48} {elapsed * 1000:6.0f}")
+        ok = worst <= 1.0
+        failures += not ok
+        print(f"  slowest {worst * 1000:.0f} ms (target ≤ 1,000 ms) {'ok' if ok else 'MISSED'}")
+    print(f"\n{'all targets met' if not failures else f'{failures} target(s) missed'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
