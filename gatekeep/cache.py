@@ -37,7 +37,7 @@ def cached(directory: Path | None, name: str, key, build: Callable[[], object]):
     if path is not None:
         try:
             with open(path, "rb") as f:
-                stored_key, data = marshal.load(f)
+                stored_key, data = marshal.loads(f.read())  # marshal.load(f) reads in tiny pieces: 10× slower
             if stored_key == key:
                 return data
         except (OSError, EOFError, ValueError, TypeError):
