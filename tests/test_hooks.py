@@ -20,6 +20,7 @@ from gatekeep.paths import get_paths
 from gatekeep.policy import read_layer
 from tests.conftest import write
 
+REPO = Path(__file__).resolve().parent.parent
 SHELLS = ["bash", "zsh"]
 PROMPT = "GK-READY> "
 QUESTION = "means deny) > "
@@ -322,3 +323,25 @@ def test_zsh_reregisters_removed_or_replaced_hooks(gated, tamper):
     sh.ask(tamper, "o")
     sh.run("touch denied-1; touch allowed-a")
     assert not sh.exists("allowed-a") and not sh.exists("denied-1")
+
+
+@pytest.mark.parametrize("position", ["before", "after"])
+def test_bash_coexists_with_a_bash_preexec_style_framework(gated, position):
+    """tests/data/preexec_standin.bash works as bash-preexec does (DEBUG trap, PROMPT_COMMAND rebuilt at
+    the first prompt, preexec_functions fed from history), loaded before or after the hook."""
+    framework = f"source {REPO / 'tests/data/preexec_standin.bash'}\n"
+    framework += "preexec_functions+=(log_preexec); precmd_functions+=(log_precmd)\n"
+    framework += 'log_preexec() { printf "%s\\n" "$1" >> "$HOME/preexec.log"; }\n'
+    framework += 'log_precmd() { echo prompt >> "$HOME/precmd.log"; }\n'
+    sh = gated("bash", **({"before_hook": framework} if position == "before" else {"extra_rc": framework}))
+    sh.run("true")  # the framework installs itself at the first prompt
+    assert "__standin_precmd" in sh.run('echo "$PROMPT_COMMAND"')
+    sh.run("touch allowed-1 && echo ok")
+    sh.run("touch allowed-2; touch denied-1")
+    sh.run("for f in a b; do touch allowed-$f; done | touch denied-2")
+    assert sh.exists("allowed-1")
+    assert not any(sh.exists(n) for n in ("allowed-2", "denied-1", "allowed-a", "denied-2"))
+    assert "touch allowed-1 && echo ok" in (sh.home / "preexec.log").read_text().splitlines()
+    assert "touch denied-1" not in (sh.home / "preexec.log").read_text()
+    assert (sh.home / "precmd.log").read_text().count("prompt") >= 4
+    assert sh.run("false; echo status=$?").count("status=1") == 1
