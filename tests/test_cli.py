@@ -192,6 +192,7 @@ def test_paths_follow_gatekeep_home(capsys, tmp_path):
     assert data["user_policy"] == str(tmp_path / "gatekeep" / "config" / "policy.yaml")
     assert data["audit_log"] == str(tmp_path / "gatekeep" / "state" / "audit.jsonl")
     assert data["lock_dir"].startswith(str(tmp_path / "gatekeep"))
+    assert data["cache_dir"] == str(tmp_path / "gatekeep" / "state" / "cache")
 
 
 def _all_commands(group: click.Group, prefix: str = ""):

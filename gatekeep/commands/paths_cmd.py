@@ -1,4 +1,4 @@
-"""`gatekeep paths`: where the policy files, audit log and locks live."""
+"""`gatekeep paths`: where the policy files, audit log, locks and caches live."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ def paths_show(as_json: bool) -> int:
         "audit_log": str(paths.audit_log),
         "lock_dir": str(paths.lock_dir),
         "error_log": str(paths.error_log),
+        "cache_dir": str(paths.cache_dir),
     }
     if as_json:
         click.echo(json.dumps(entries))
