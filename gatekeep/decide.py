@@ -24,7 +24,7 @@ from gatekeep.normalize import Normalized
 from gatekeep.parse import ParseResult
 from gatekeep.policy import Policy
 from gatekeep.readonly import READ_ONLY, is_read_only
-from gatekeep.writes import WriteContext, judge
+from gatekeep.writes import WriteContext, argument_writes, judge
 
 MAX_SUGGESTIONS = 5
 MAX_COMMANDS = 50
@@ -91,6 +91,8 @@ def decide(
 
 def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, writes: WriteContext) -> CommandVerdict:
     judged = [judge(r.target, r.dynamic, writes) for r in normalized.command.redirects if r.writes_file]
+    targets = dict.fromkeys(t for form in normalized.deny_forms for t in argument_writes(form))
+    judged += [judge(target, True, writes) for target in targets]
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
         if rule is not None:

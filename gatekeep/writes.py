@@ -1,4 +1,9 @@
-"""Where a redirection writes, and whether the built-in policy lets it.
+"""Where a command writes, and whether the built-in policy lets it.
+
+A command writes through its redirections and, for the tools in _WRITERS,
+through its arguments: `tee FILE`, `sed -i`, sed's `w FILE`, `sort -o`,
+`dd of=`, the destination of `cp`/`mv`/`install`, `find -fprint`,
+`git --output`, `curl -o`, `wget -O`, `truncate`. Both are judged alike.
 
 A write (`>`, `>>`, `&>`, `>|`, `<>`) is **denied** when it lands on a file
 that runs code or holds secrets or the gate itself: shell start-up files,
@@ -70,3 +75,147 @@ def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | No
     if path != cwd and cwd not in path.parents:
         return "ask", f"writes to {path}, outside the current directory"
     return None
+
+
+# Commands that write files named in their arguments, not by a redirection.
+# Each reader gets the words after the tool and returns the paths written.
+
+
+def argument_writes(form: tuple[str, ...]) -> list[str]:
+    """The files `form` (a command's words, quotes removed) writes through its arguments."""
+    if not form:
+        return []
+    reader = _WRITERS.get(form[0].rsplit("/", 1)[-1])
+    return reader(list(form[1:])) if reader else []
+
+
+def _long(option: str, full: str) -> bool:
+    """`option` (before any `=`) spells the long option `full`, or a GNU abbreviation of it."""
+    name = option.split("=", 1)[0]
+    return len(name) >= 4 and full.startswith(name)
+
+
+def _option_values(args: list[str], short: str | None, long: str | None) -> list[str]:
+    """Every value of `-X VALUE`, `-XVALUE`, `--long=VALUE`, `--long VALUE` (and abbreviations) in args."""
+    values, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        if long and arg.startswith("--") and _long(arg, long):
+            if "=" in arg:
+                values.append(arg.split("=", 1)[1])
+            elif i + 1 < len(args):
+                i += 1
+                values.append(args[i])
+        elif short and arg.startswith("-") and not arg.startswith("--") and short in arg[1:]:
+            rest = arg[arg.index(short, 1) + 1 :]
+            if rest:
+                values.append(rest)
+            elif i + 1 < len(args):
+                i += 1
+                values.append(args[i])
+        i += 1
+    return values
+
+
+def _operands(args: list[str], takes_value: frozenset[str] = frozenset()) -> list[str]:
+    """The words that are not options (nor option values); everything after `--` counts."""
+    found, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return found + args[i + 1 :]
+        if arg.startswith("-") and arg != "-":
+            i += 2 if arg in takes_value else 1
+            continue
+        found.append(arg)
+        i += 1
+    return found
+
+
+def _tee(args: list[str]) -> list[str]:
+    return _operands(args)
+
+
+def _sed(args: list[str]) -> list[str]:
+    expressions = _option_values(args, "e", "--expression")
+    given = expressions or _option_values(args, "f", "--file")
+    operands = _operands(args, frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"}))
+    files = operands if given else operands[1:]
+    scripts = expressions or operands[:1]
+    written = [m.group(1).strip() for script in scripts for m in _SED_WRITE.finditer(script)]
+    return (files if _sed_in_place(args) else []) + written
+
+
+def _sed_in_place(args: list[str]) -> bool:
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            if _long(arg, "--in-place"):
+                return True
+        elif arg.startswith("-"):
+            for letter in arg[1:]:  # a cluster: -i, -ni, -Ei.bak; -e, -f and -l take the rest as their value
+                if letter == "i":
+                    return True
+                if letter in "efl":
+                    break
+    return False
+
+
+# a sed `w FILE` command or `s///w FILE` flag; FILE runs to the end of the line
+_SED_WRITE = re.compile(r"(?:^|[;}\n/]|\d)\s*w\s+([^\n;]+)")
+
+
+def _sort(args: list[str]) -> list[str]:
+    return _option_values(args, "o", "--output")
+
+
+def _dd(args: list[str]) -> list[str]:
+    return [a[3:] for a in args if a.startswith("of=")]
+
+
+def _copy(args: list[str]) -> list[str]:
+    targets = _option_values(args, "t", "--target-directory")
+    if targets:
+        return targets
+    operands = _operands(args, frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}))
+    return operands[-1:] if len(operands) >= 2 else []
+
+
+def _find(args: list[str]) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-fprint", "-fprint0", "-fprintf", "-fls")]
+
+
+def _output(args: list[str]) -> list[str]:
+    return _option_values(args, None, "--output")
+
+
+def _curl(args: list[str]) -> list[str]:
+    return _option_values(args, "o", "--output")
+
+
+def _wget(args: list[str]) -> list[str]:
+    return _option_values(args, "O", "--output-document") + _option_values(args, "o", "--output-file")
+
+
+def _truncate(args: list[str]) -> list[str]:
+    return _operands(args, frozenset({"-s", "--size", "-r", "--reference"}))
+
+
+_WRITERS = {
+    "tee": _tee,
+    "sed": _sed,
+    "gsed": _sed,
+    "sort": _sort,
+    "dd": _dd,
+    "cp": _copy,
+    "mv": _copy,
+    "install": _copy,
+    "find": _find,
+    "git": _output,
+    "curl": _curl,
+    "wget": _wget,
+    "truncate": _truncate,
+}

@@ -690,9 +690,8 @@ _add(
     S,
     "git log --output=@HOME@/.bashrc",
     "deny",
-    gap=("allowed by 'git log *': --output writes a file; the built-in write check only looks at redirections"),
 )
-_add(c, S, "git diff --output=/etc/profile", "deny", gap="allowed by 'git diff *': --output writes into /etc, unseen")
+_add(c, S, "git diff --output=/etc/profile", "deny")
 _add(
     c,
     S,
@@ -720,18 +719,16 @@ _add(
     O,
     "find . -fprint @HOME@/.bashrc",
     "deny",
-    gap=("allowed by 'find *': -fprint writes a file; protected paths are checked for redirections only"),
 )
 _add(
     c,
     O,
     "sed -i 's/^/x/' @HOME@/.bashrc",
     "deny",
-    gap=("allowed by '*': sed -i writes ~/.bashrc; protected paths are checked for redirections only"),
 )
-_add(c, O, "sort -o @HOME@/.bashrc notes.txt", "deny", gap="allowed by '*': sort -o writes ~/.bashrc")
-_add(c, O, "echo x | tee -a @HOME@/.bashrc", "deny", gap="allowed by '*': tee writes ~/.bashrc")
-_add(c, O, "dd if=payload of=@HOME@/.ssh/authorized_keys", "deny", gap="allowed by '*': dd of= writes ~/.ssh")
+_add(c, O, "sort -o @HOME@/.bashrc notes.txt", "deny")
+_add(c, O, "echo x | tee -a @HOME@/.bashrc", "deny")
+_add(c, O, "dd if=payload of=@HOME@/.ssh/authorized_keys", "deny")
 _add(
     c,
     O,
@@ -739,7 +736,7 @@ _add(
     "ask",
     gap=("allowed by '*': sed's e command runs a shell command; sed is not treated as inline code"),
 )
-_add(c, O, "sed 's/a/b/w /etc/cron.d/job' README.md", "ask", gap="allowed by '*': sed's w flag writes into /etc")
+_add(c, O, "sed 's/a/b/w /etc/cron.d/job' README.md", "ask")
 _add(
     c,
     O,
@@ -865,7 +862,6 @@ _add(
     O,
     "cp payload .git/hooks/pre-commit",
     "deny",
-    gap=("allowed by '*': writes into .git/hooks are only checked for redirections"),
 )
 _add(
     c,
