@@ -16,6 +16,7 @@ import pexpect
 import pytest
 
 from gatekeep import audit
+from gatekeep.commands.hook import hook_command
 from gatekeep.paths import get_paths
 from gatekeep.policy import read_layer
 from tests.conftest import write
@@ -221,7 +222,7 @@ def test_a_missing_gatekeep_blocks_and_ctrl_d_still_exits(gated, shell, tmp_path
 @pytest.mark.parametrize("shell", SHELLS)
 def test_a_crash_or_an_unknown_status_blocks(tmp_path, shell, command, message):
     write(get_paths().user_policy, POLICY)
-    sh = Shell(shell, tmp_path / "home", hook_text(shell).replace(f"{sys.executable} -I -m gatekeep", command))
+    sh = Shell(shell, tmp_path / "home", hook_text(shell).replace(hook_command(), command))
     try:
         out = sh.run("touch allowed-1")
         assert message in out and not sh.exists("allowed-1")

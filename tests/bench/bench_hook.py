@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pexpect
 
+from gatekeep.commands.hook import hook_command
+
 LINES = 40
 ROUNDS = 5
 PROMPT = "BENCH> "
@@ -39,7 +41,7 @@ def hook(shell: str, command: str | None) -> str:
         [sys.executable, "-m", "gatekeep", "hook", shell], capture_output=True, text=True, check=True
     ).stdout
     if command is not None:
-        text = text.replace(f"{sys.executable} -I -m gatekeep", command)
+        text = text.replace(hook_command(), command)
     return text
 
 
