@@ -57,10 +57,12 @@ class Normalized:
 
 def normalize(command: SimpleCommand) -> Normalized:
     argv = command.argv
-    if not argv:  # an assignment-only command: rules see the assignments
+    if not argv:  # an assignment-only command: rules see the assignments, together and one by one
         words = tuple(command.assignments)
-        return Normalized(command, " ".join(words), (words,), words, command.problems)
+        forms = [words] + [(a,) for a in words] if len(words) > 1 else [words]
+        return Normalized(command, " ".join(words), tuple(forms), words, command.problems)
     inner, forms, chain = unwrap_all(argv)
+    forms = forms + _variable_forms(inner)
     inner_words = command.words[len(argv) - len(inner) :] if inner else ()
     if chain and chain[-1] in ("watch", "flock") and inner:
         # `watch 'cmd args'` and `flock FILE -c 'cmd'` hand a string to `sh -c`: read it as a script
@@ -88,6 +90,41 @@ def normalize(command: SimpleCommand) -> Normalized:
     return Normalized(
         command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown
     )
+
+
+DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local"})
+# read's options that take a value; `-a NAME` names an array it assigns
+_READ_VALUE_OPTIONS = frozenset({"-d", "-i", "-n", "-N", "-p", "-t", "-u"})
+
+
+def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
+    """`export PATH=x`, `declare -x PATH=x`, `read PATH`, `printf -v PATH` set a variable as
+    `PATH=x` does; deny and ask rules see them in that form (`PATH=x`, `PATH=`)."""
+    if not argv:
+        return []
+    tool = basename(argv[0])
+    if tool in DECLARATIONS:
+        return [(a,) for a in argv[1:] if ASSIGNMENT.match(a)]
+    names: list[str] = []
+    if tool == "read":
+        i = 1
+        while i < len(argv):
+            word = argv[i]
+            if word == "--":
+                names += argv[i + 1 :]
+                break
+            if word.startswith("-") and len(word) > 1:
+                if word[-1] == "a" and i + 1 < len(argv):
+                    names.append(argv[i + 1])
+                i += 2 if word in _READ_VALUE_OPTIONS or word[-1] == "a" else 1
+                continue
+            names.append(word)
+            i += 1
+    elif tool in ("mapfile", "readarray") and len(argv) > 1 and not argv[-1].startswith("-"):
+        names.append(argv[-1])
+    elif tool == "printf" and len(argv) > 2 and argv[1] == "-v":
+        names.append(argv[2])
+    return [(f"{name}=",) for name in names]
 
 
 def _unknown_forms(command: SimpleCommand, forms: list[tuple[str, ...]]) -> tuple[str, ...]:

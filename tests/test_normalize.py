@@ -127,3 +127,28 @@ def test_names_and_suggestions(line, name, suggestion):
 )
 def test_unquote(src, value, dynamic):
     assert unquote(src) == (unquote(src).__class__(value, dynamic))
+
+
+VARIABLE_FORMS = [
+    ("export PATH=.:/usr/bin", ("PATH=.:/usr/bin",)),
+    ("declare -x GATEKEEP_POLICY=/tmp/p.yaml", ("GATEKEEP_POLICY=/tmp/p.yaml",)),
+    ("readonly PROMPT_COMMAND=", ("PROMPT_COMMAND=",)),
+    ("read -r PATH", ("PATH=",)),
+    ("read -p 'name? ' -a PATH", ("PATH=",)),
+    ("mapfile -t PATH", ("PATH=",)),
+    ("printf -v PATH %s x", ("PATH=",)),
+    ("A=1 PATH=/tmp/evil", ("PATH=/tmp/evil",)),
+    ("sudo env FOO=1 export PATH=x", ("PATH=x",)),
+]
+
+
+@pytest.mark.parametrize("line,form", VARIABLE_FORMS)
+def test_setting_a_variable_is_seen_as_an_assignment(line, form):
+    (command,) = parse_line(line).commands
+    assert form in normalize(command).deny_forms
+
+
+@pytest.mark.parametrize("line", ["export PATH", "declare -p PATH", "read -p PATH x", "printf %s PATH"])
+def test_reading_or_exporting_a_variable_is_not_setting_it(line):
+    (command,) = parse_line(line).commands
+    assert not any(f[0].startswith("PATH=") for f in normalize(command).deny_forms)

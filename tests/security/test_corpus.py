@@ -478,7 +478,6 @@ _add(
     O,
     "sudo LD_PRELOAD=/tmp/x.so ls",
     "ask",
-    gap=("allowed by 'sudo *': VAR=value after sudo is not treated like a leading assignment"),
 )
 _add(
     c,
@@ -1009,11 +1008,10 @@ _add(
     O,
     "PATH=/tmp/evil:$PATH",
     "ask",
-    gap=("allowed by '*': an assignment-only command that changes PATH for the rest of the session"),
 )
-_add(c, O, "export PATH=.:$PATH", "ask", gap="allowed by '*': export PATH= is not treated like PATH=")
-_add(c, O, "declare -x PATH=/tmp/evil", "ask", gap="allowed by '*': declare/typeset assignments are not checked")
-_add(c, O, "read -r PATH <<< /tmp/evil", "ask", gap="allowed by '*': read assigns PATH")
+_add(c, O, "export PATH=.:$PATH", "ask")
+_add(c, O, "declare -x PATH=/tmp/evil", "ask")
+_add(c, O, "read -r PATH <<< /tmp/evil", "ask")
 _add(
     c,
     O,
@@ -1090,14 +1088,12 @@ _add(
     O,
     "declare -x HISTCONTROL=ignorespace",
     "ask",
-    gap=("allowed by '*': declare -x is not matched by the HISTCONTROL= ask rules"),
 )
 _add(
     c,
     O,
     "readonly PROMPT_COMMAND=",
     "ask",
-    gap=("allowed by '*': readonly empties PROMPT_COMMAND and stops the hook from re-adding itself"),
 )
 _add(
     c,
@@ -1110,7 +1106,6 @@ _add(
     O,
     "declare -x GATEKEEP_POLICY=/tmp/allow-all.yaml",
     "ask",
-    gap=("allowed by '*': declare -x is not matched by the 'GATEKEEP_*' ask rules; swaps the policy"),
 )
 # fork bombs: functions that run copies of themselves
 _add(c, S, ":(){ :|:& };:", "deny")
