@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from gatekeep.arity import load_table
 from gatekeep.parse import SimpleCommand
-from gatekeep.scripts import TRANSPARENT, exact_form, script_of, wrapped_script
+from gatekeep.scripts import TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
 from gatekeep.wildmatch import UNKNOWN, unknown_parts
 from gatekeep.wrappers import ASSIGNMENT, BARE, WRAPPERS, basename, unwrap, unwrap_all
 
@@ -70,6 +70,10 @@ def normalize(command: SimpleCommand) -> Normalized:
         inner = []
     else:
         reentry, why_not_script = script_of(inner_words)
+    from_stdin = False
+    if reentry is None:
+        reentry, why_not_script = stdin_script(inner_words, command.redirects)
+        from_stdin = reentry is not None
     # a shell or wrapper with nothing known inside, or an option where a command should be
     bare = not inner or basename(inner[0]) in BARE or inner[0].startswith("-")
     name = (inner or argv)[0] if bare else load_table().name(inner)
@@ -85,7 +89,9 @@ def normalize(command: SimpleCommand) -> Normalized:
     # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
     # `sudo bash -c '...'` does more than its script, so it is decided as itself.
     transparent = reentry is not None and bool(allow_form) and allow_form[0] in TRANSPARENT
-    exact = exact_form(inner, command.position > 0) if inner else None
+    # a program fed by a pipe, a here-string or a heredoc; a shell's is read as its script instead
+    fed = command.position > 0 or any(r.stdin_text is not None for r in command.redirects)
+    exact = exact_form(inner, fed) if inner and not from_stdin else None
     unknown = _unknown_forms(command, forms)
     return Normalized(
         command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown

@@ -34,6 +34,12 @@ class Redirect:
     op: str
     target: str | None  # None when the target is a file descriptor number
     dynamic: bool = False
+    body: str | None = None  # a heredoc's text (without its terminator line), which becomes standard input
+
+    @property
+    def stdin_text(self) -> str | None:
+        """What a here-string (`<<< WORD`) or heredoc feeds the command, if this is one."""
+        return self.target if self.op == "<<<" else self.body
 
     @property
     def writes_file(self) -> bool:
@@ -307,7 +313,10 @@ class _Walker:
             self.heredocs.add(tuple(body.pos))
             self.cover(*body.pos)
             self.cover(start, target.pos[1])
-            return Redirect(node.type, unquote(self.line[slice(*target.pos)]).value)
+            text = self.line[body.pos[0] : body.pos[1]].rpartition("\n")[0]
+            if node.type == "<<-":
+                text = "\n".join(part.lstrip("\t") for part in text.split("\n"))
+            return Redirect(node.type, unquote(self.line[slice(*target.pos)]).value, body=text)
         if isinstance(target, int):
             self.cover(*node.pos)
             return Redirect(node.type, str(target))

@@ -36,17 +36,61 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
     if tool == "eval":
         script = list(words[1:])
     elif tool in SHELLS:
-        options = 1
-        while options < len(words) and words[options].value.startswith("-") and words[options].value != "--":
-            options += 1
-        if not any("c" in w.value[1:] for w in words[1:options] if not w.value.startswith("--")):
+        start, has_c = _shell_options(words)
+        if not has_c:
             return None, ()  # `bash script.sh` runs a file gatekeep cannot see; no script to read here
-        script = list(words[options : options + 1])
+        script = list(words[start : start + 1])
     else:
         return None, ()
     if not script:
         return None, ()
     return _script_text(tool, script)
+
+
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+
+
+def stdin_script(words, redirects) -> tuple[str | None, tuple[str, ...]]:
+    """The script a shell reads from a here-string or heredoc: `bash <<< 'CMD'`, `sh <<EOF`,
+    `source /dev/stdin <<< 'CMD'`. None when the command reads no program from its input."""
+    fed = next((r for r in reversed(redirects) if r.stdin_text is not None), None)
+    if fed is None or not words:
+        return None, ()
+    tool = basename(words[0].value)
+    values = [w.value for w in words[1:]]
+    if tool in SHELLS:
+        operands = [v for v in values if not v.startswith(("-", "+"))]
+        if any("c" in v[1:] for v in values if v.startswith("-") and not v.startswith("--")) or operands[:1] not in (
+            [],
+            ["-"],
+        ):
+            return None, ()  # `bash -c ...` or `bash script.sh`: its input is data, not its program
+    elif tool not in ("source", ".") or values[:1] == [] or values[0] not in STDIN_FILES:
+        return None, ()
+    return _script_text(tool, [Word(fed.stdin_text, fed.dynamic)])
+
+
+def _shell_options(words) -> tuple[int, bool]:
+    """Where a shell's options end (`--` skipped), and whether -c is among them.
+
+    `-o NAME`, `+o NAME`, `-O NAME`, `+O NAME` and a cluster ending in o/O
+    (`-eo pipefail`) take the next word; `--rcfile FILE` and `--init-file FILE` too.
+    """
+    i, has_c = 1, False
+    while i < len(words):
+        value = words[i].value
+        if value == "--":
+            return i + 1, has_c
+        if value in ("--rcfile", "--init-file"):
+            i += 2
+        elif value.startswith("--"):
+            i += 1
+        elif value[:1] in ("-", "+") and len(value) > 1:
+            has_c = has_c or (value[0] == "-" and "c" in value[1:])
+            i += 2 if value[-1] in "oO" else 1
+        else:
+            break
+    return i, has_c
 
 
 def _command_option(tool: str, words, inline: bool) -> tuple[str | None, tuple[str, ...]]:
@@ -131,12 +175,13 @@ def _options_of(word: str) -> set[str]:
     return {word}
 
 
-def exact_form(inner: list[str], piped: bool) -> str | None:
+def exact_form(inner: list[str], fed: bool) -> str | None:
     """Why a broad rule like `python3 *` must not allow this command, or None.
 
     Inline code (`python -c`, `node -e`, `perl -e`, `awk` calling system() or
     pipes) and a shell or interpreter reading its program from a pipe
-    (`curl … | sh`) are allowed only by a rule that names that form.
+    (`curl … | sh`, `python3 <<< CODE`; `fed` says it has such an input) are
+    allowed only by a rule that names that form.
     """
     tool = basename(inner[0])
     family = m.group(1) if (m := _VERSIONED.fullmatch(tool)) else tool
@@ -147,6 +192,6 @@ def exact_form(inner: list[str], piped: bool) -> str | None:
     if tool in ("awk", "gawk", "mawk", "nawk") and any(_AWK_CODE.search(w) for w in inner[1:]):
         return f"{tool} runs commands from its program"
     reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
-    if piped and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
-        return f"{tool} runs a program read from a pipe"
+    if fed and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
+        return f"{tool} runs a program read from its input (a pipe, here-string or heredoc)"
     return None

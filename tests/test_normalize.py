@@ -152,3 +152,36 @@ def test_setting_a_variable_is_seen_as_an_assignment(line, form):
 def test_reading_or_exporting_a_variable_is_not_setting_it(line):
     (command,) = parse_line(line).commands
     assert not any(f[0].startswith("PATH=") for f in normalize(command).deny_forms)
+
+
+SCRIPTS = [
+    ("bash -o pipefail -c 'rm -rf build'", "rm -rf build"),
+    ("bash +x -c 'rm -rf build'", "rm -rf build"),
+    ("bash -c -- 'rm -rf build'", "rm -rf build"),
+    ("bash -eo pipefail -c 'make'", "make"),
+    ("bash --rcfile x.rc -c 'make'", "make"),
+    ("bash <<< 'rm -rf build'", "rm -rf build"),
+    ("sh <<EOF\nrm -rf build\nEOF", "rm -rf build"),
+    ("sh <<-EOF\n\trm -rf build\n\tEOF", "rm -rf build"),
+    ("bash -s - <<< 'make'", "make"),
+    ("source /dev/stdin <<< 'rm -rf build'", "rm -rf build"),
+    (". /dev/fd/0 <<EOF\nmake\nEOF", "make"),
+]
+
+
+@pytest.mark.parametrize("line,script", SCRIPTS)
+def test_the_script_a_shell_runs_is_read(line, script):
+    assert normalized(line).reentry == script
+
+
+@pytest.mark.parametrize(
+    "line,script",
+    [("bash script.sh <<< 'x'", None), ("bash -c 'ls' <<< 'rm -rf x'", "ls"), ("cat <<EOF\nrm x\nEOF", None)],
+)
+def test_input_that_is_data_is_not_a_script(line, script):
+    assert normalized(line).reentry == script
+
+
+@pytest.mark.parametrize("line", ["python3 <<< 'import os'", "python3 - <<EOF\nimport os\nEOF", "perl <<< 'x'"])
+def test_an_interpreter_reading_its_program_from_a_here_string_needs_a_rule_naming_it(line):
+    assert "from its input" in normalized(line).exact_form

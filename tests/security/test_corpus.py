@@ -525,23 +525,18 @@ _add(
     O,
     "bash -o pipefail -c 'rm -rf build'",
     "deny",
-    gap=(
-        "allowed by 'bash *': an option with a value (-o pipefail) before -c stops scripts.py from finding the script"
-    ),
 )
 _add(
     c,
     O,
     "bash -c -- 'rm -rf build'",
     "deny",
-    gap=("allowed by 'bash *': with -- after -c the script is taken to be `--`"),
 )
 _add(
     c,
     O,
     "bash +x -c 'rm -rf build'",
     "deny",
-    gap=("allowed by 'bash *': a +option before -c stops scripts.py from finding the script"),
 )
 _add(c, O, "fish -c 'rm -rf build'", "deny", gap="allowed by '*': fish is not in SHELLS, its -c script is not read")
 _add(c, O, "busybox sh -c 'rm -rf build'", "deny")
@@ -595,32 +590,25 @@ _add(
     c,
     O,
     "bash <<< 'rm -rf build'",
-    "deny",  # a here-string is the shell's whole program
-    gap=(
-        "allowed by 'bash *': a here-string is the shell's program but is neither read as a script nor "
-        "treated like a pipe"
-    ),
+    "deny",
 )
 _add(
     c,
     O,
     "sh <<EOF\nrm -rf build\nEOF",
     "deny",
-    gap=("allowed by 'sh *': a heredoc fed to a shell is neither read as a script nor treated like a pipe"),
 )
 _add(
     c,
     O,
     "python3 - <<EOF\nimport os\nEOF",
     "ask",
-    gap=("allowed by 'python3 *': an interpreter reading its program from a heredoc is not treated like a pipe"),
 )
 _add(
     c,
     O,
     "python3 <<< 'import os; os.system(\"id\")'",
     "ask",
-    gap=("allowed by 'python3 *': an interpreter reading its program from a here-string is not treated like a pipe"),
 )
 _add(
     c,
@@ -634,7 +622,6 @@ _add(
     O,
     "source /dev/stdin <<< 'rm -rf build'",
     "deny",
-    gap=("allowed by '*': source of /dev/stdin with a here-string is not read as a script"),
 )
 _add(
     c,
