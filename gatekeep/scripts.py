@@ -161,6 +161,7 @@ INLINE_CODE = {
     "osascript": ("-e",),
     "deno": ("eval",),
     "bun": ("-e", "--eval"),
+    "ipython": ("-c",),
 }
 _AWK_CODE = re.compile(r"system\s*\(|\|\s*getline|\|\s*\"|print[^;]*[>|]")
 _VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
@@ -191,7 +192,106 @@ def exact_form(inner: list[str], fed: bool) -> str | None:
         return f"{tool} runs code given on the command line"
     if tool in ("awk", "gawk", "mawk", "nawk") and any(_AWK_CODE.search(w) for w in inner[1:]):
         return f"{tool} runs commands from its program"
+    runs = _RUNS_A_COMMAND.get(tool)
+    why = runs(inner[1:]) if runs else None
+    if why:
+        return f"{tool} {why}"
     reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
     if fed and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
         return f"{tool} runs a program read from its input (a pipe, here-string or heredoc)"
     return None
+
+
+# Options and arguments through which a tool that is otherwise harmless runs a
+# command or code it is given (each reader gets the words after the tool and
+# says how, or None). Like inline code, only a rule naming the form allows them.
+# git config keys whose value git runs (or which change what git runs).
+_GIT_CODE_KEYS = re.compile(
+    r"(alias\..*|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..*|diff\..*\.(command|textconv)"
+    r"|diff\.external|filter\..*|credential\..*|gpg\..*program|sequence\.editor|.*\.(uploadpack|receivepack)"
+    r"|uploadpack\..*|include\..*|includeif\..*|merge\..*\.driver|remote\..*\.(vcs|proxy)|protocol\..*)",
+    re.IGNORECASE,
+)
+
+
+def _git(args: list[str]) -> str | None:
+    for i, arg in enumerate(args):
+        if arg == "-c" and i + 1 < len(args) and _GIT_CODE_KEYS.fullmatch(args[i + 1].split("=", 1)[0]):
+            return f"runs what -c {args[i + 1].split('=', 1)[0]} names"
+        name = arg.split("=", 1)[0]
+        if name in ("--upload-pack", "--receive-pack", "--exec") or (arg == "-u" and "clone" in args[:i]):
+            return f"runs the program {name} names"
+    words = [a for a in args if not a.startswith("-")]
+    if words[:1] == ["config"] and len(words) >= 3 and _GIT_CODE_KEYS.fullmatch(words[1]):
+        return f"config sets {words[1]}, which runs a command"
+    return None
+
+
+def _option_runs(*names: str, what: str = "runs the command"):
+    """A reader for a tool whose options `names` run a command (`--name=VALUE` and `-XVALUE` too)."""
+
+    def reader(args: list[str]) -> str | None:
+        for arg in args:
+            if arg == "--":
+                break
+            for name in names:
+                if (
+                    arg == name
+                    or arg.startswith(name + "=")
+                    or (len(name) == 2 and arg.startswith(name) and name[1] != "-")
+                ):
+                    return f"{what} {name} names"
+        return None
+
+    return reader
+
+
+def _ssh(args: list[str]) -> str | None:
+    for i, arg in enumerate(args):
+        value = args[i + 1] if arg == "-o" and i + 1 < len(args) else arg[2:] if arg.startswith("-o") else ""
+        if re.match(r"\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand)", value, re.IGNORECASE):
+            return "runs a local command given with -o"
+    return None
+
+
+def _vim(args: list[str]) -> str | None:
+    commands = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "--cmd")]
+    commands += [a[1:] for a in args if a.startswith("+")]
+    if any("!" in c or "system(" in c for c in commands):
+        return "runs a shell command given with -c or +"
+    return None
+
+
+def _sed(args: list[str]) -> str | None:
+    if any(_SED_EXECUTE.search(a) for a in args if not a.startswith("-") or a.startswith("-e")):
+        return "runs a shell command from its script (e)"
+    return None
+
+
+# sed's `e` command, or the `e` flag of an `s` command
+_SED_EXECUTE = re.compile(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
+
+_RUNS_A_COMMAND = {
+    "git": _git,
+    "ssh": _ssh,
+    "man": _option_runs("-P", "--pager", "-H", "--html"),
+    "rg": _option_runs("--pre"),
+    "tar": _option_runs(
+        "--to-command",
+        "--checkpoint-action",
+        "--use-compress-program",
+        "-I",
+        "--info-script",
+        "-F",
+        "--new-volume-script",
+        "--rsh-command",
+    ),
+    "make": _option_runs("--eval", "-E", what="runs the make code"),
+    "npx": _option_runs("-c", "--call"),
+    "vim": _vim,
+    "vi": _vim,
+    "nvim": _vim,
+    "view": _vim,
+    "sed": _sed,
+    "gsed": _sed,
+}

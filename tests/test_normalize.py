@@ -185,3 +185,38 @@ def test_input_that_is_data_is_not_a_script(line, script):
 @pytest.mark.parametrize("line", ["python3 <<< 'import os'", "python3 - <<EOF\nimport os\nEOF", "perl <<< 'x'"])
 def test_an_interpreter_reading_its_program_from_a_here_string_needs_a_rule_naming_it(line):
     assert "from its input" in normalized(line).exact_form
+
+
+RUNS_A_COMMAND = [
+    ("git -c alias.st='!rm -rf build' st", True),
+    ("git -c core.pager=less log", True),
+    ("git -c user.name=me commit -m x", False),
+    ("git fetch --upload-pack=x origin", True),
+    ("git clone -u x repo", True),
+    ("git commit -u", False),
+    ("git config core.hooksPath /tmp/hooks", True),
+    ("git config --global core.pager less", True),
+    ("git config --get core.pager", False),
+    ("git config user.email me@example.com", False),
+    ("man -P 'rm -rf build' ls", True),
+    ("man ls", False),
+    ("rg --pre ./x.sh TODO", True),
+    ("ssh -o ProxyCommand='nc %h %p' host", True),
+    ("ssh -o ServerAliveInterval=30 host", False),
+    ("tar -xf a.tar --to-command=cat", True),
+    ("tar --checkpoint=1 --checkpoint-action=exec=id -cf x.tar .", True),
+    ("tar -xzf a.tar.gz", False),
+    ("make test --eval='include x.mk'", True),
+    ("npx -c 'rm -rf build'", True),
+    ("vim -c ':!rm -rf build' x", True),
+    ("vim +10 x", False),
+    ("sed -n '1e rm -rf build' f", True),
+    ("sed 's/a/b/e' f", True),
+    ("sed 's/e/x/g' f", False),
+    ("ipython -c 'import os'", True),
+]
+
+
+@pytest.mark.parametrize("line,runs", RUNS_A_COMMAND)
+def test_options_that_run_a_command_need_a_rule_naming_the_form(line, runs):
+    assert (normalized(line).exact_form is not None) is runs

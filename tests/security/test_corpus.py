@@ -584,8 +584,8 @@ _add(
     "ask",  # gawk coprocess
     gap=("allowed by '*': the awk pattern misses gawk's coprocess `|& getline`"),
 )
-_add(c, O, "ipython -c 'import os'", "ask", gap="allowed by '*': ipython is not in INLINE_CODE")
-_add(c, O, "npx -c 'rm -rf build'", "ask", gap="allowed by '*': npx -c (npm exec -c) runs a shell command; not known")
+_add(c, O, "ipython -c 'import os'", "ask")
+_add(c, O, "npx -c 'rm -rf build'", "ask")
 _add(
     c,
     O,
@@ -683,7 +683,6 @@ _add(
     S,
     "make test --eval='include /tmp/evil.mk'",
     "ask",
-    gap=("allowed by 'make test *': make --eval runs make code given on the command line"),
 )
 _add(
     c,
@@ -720,7 +719,6 @@ _add(
     O,
     "sed -n '1e rm -rf build' README.md",
     "ask",
-    gap=("allowed by '*': sed's e command runs a shell command; sed is not treated as inline code"),
 )
 _add(c, O, "sed 's/a/b/w /etc/cron.d/job' README.md", "ask")
 _add(
@@ -744,31 +742,27 @@ _add(
     O,
     "tar -cf /dev/null . --checkpoint=1 --checkpoint-action=exec='rm -rf build'",
     "ask",
-    gap=("allowed by '*': tar --checkpoint-action=exec runs a command"),
 )
 _add(
     c,
     O,
     "tar -xf a.tar --to-command='sh -c \"rm -rf build\"'",
     "ask",
-    gap=("allowed by '*': tar --to-command runs a command"),
 )
 _add(
     c,
     O,
     "rg --pre ./evil.sh TODO",
     "ask",
-    gap=("allowed by '*': rg --pre (listed as not read-only) is still allowed by a broad rule"),
 )
-_add(c, O, "man -P 'rm -rf build' ls", "ask", gap="allowed by '*': man -P runs its pager through a shell")
-_add(c, O, "vim -c ':!rm -rf build' -c ':q' x", "ask", gap="allowed by '*': vim -c ':!cmd' runs a shell command")
-_add(c, O, "git fetch --upload-pack='rm -rf build' origin", "ask", gap="allowed by '*': --upload-pack runs a command")
+_add(c, O, "man -P 'rm -rf build' ls", "ask")
+_add(c, O, "vim -c ':!rm -rf build' -c ':q' x", "ask")
+_add(c, O, "git fetch --upload-pack='rm -rf build' origin", "ask")
 _add(
     c,
     O,
     "ssh -o ProxyCommand='rm -rf build' host",
     "ask",
-    gap=("allowed by '*': ProxyCommand runs a local shell command"),
 )
 
 # ---------------------------------------------------------------------------
@@ -854,14 +848,12 @@ _add(
     O,
     "git config core.hooksPath /tmp/evil-hooks",
     "ask",
-    gap=("allowed by '*': repository config that runs code is not treated specially"),
 )
 _add(
     c,
     O,
     "git config core.fsmonitor 'rm -rf build'",
     "ask",
-    gap=("allowed by '*': sets a command git runs on the next git status"),
 )
 _add(
     c,
