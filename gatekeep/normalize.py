@@ -91,7 +91,8 @@ def normalize(command: SimpleCommand) -> Normalized:
     transparent = reentry is not None and bool(allow_form) and allow_form[0] in TRANSPARENT
     # a program fed by a pipe, a here-string or a heredoc; a shell's is read as its script instead
     fed = command.position > 0 or any(r.stdin_text is not None for r in command.redirects)
-    exact = exact_form(inner, fed) if inner and not from_stdin else None
+    # `sudo -s` has no command inside: the wrapper itself is the form
+    exact = exact_form(inner or argv, fed) if not from_stdin else None
     unknown = _unknown_forms(command, forms)
     return Normalized(
         command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown

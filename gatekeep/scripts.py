@@ -33,6 +33,12 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         return _command_option(tool, words, inline=True)
     if tool == "script":
         return _command_option(tool, words, inline=False)
+    if tool == "git":  # `git -c alias.x='!CMD'`, `git -c core.pager=CMD`: read CMD, so deny rules see it
+        for i, word in enumerate(words[1:-1], start=1):
+            key, _, value = words[i + 1].value.partition("=")
+            if word.value == "-c" and _GIT_CODE_KEYS.fullmatch(key) and value:
+                return _script_text(tool, [Word(value.removeprefix("!"), words[i + 1].dynamic)])
+        return None, ()
     if tool == "eval":
         script = list(words[1:])
     elif tool in SHELLS:
@@ -271,8 +277,40 @@ def _sed(args: list[str]) -> str | None:
 # sed's `e` command, or the `e` flag of an `s` command
 _SED_EXECUTE = re.compile(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
 
+
+def _shell_without_hook(args: list[str]) -> str | None:
+    """An interactive shell that skips its start-up files, where gatekeep's hook lives."""
+    start, has_c = _shell_options([Word(a) for a in ["sh", *args]])
+    if has_c or start <= len(args) and args[start - 1 :][:1] not in ([], ["-"]):
+        return None  # runs a script or a file, not an interactive shell
+    skips = {"--norc", "--noprofile", "--posix", "-f", "--no-rcs", "--no-globalrcs", "--rcfile", "--init-file", "-r"}
+    if any(a in skips or (a.startswith("-") and not a.startswith("--") and "f" in a[1:]) for a in args):
+        return "starts an interactive shell without its start-up files, so without gatekeep's hook"
+    return None
+
+
+def _su(args: list[str]) -> str | None:
+    if any(a in ("-c", "--command") or a.startswith("--command=") for a in args):
+        return None
+    return "starts a shell as another user, whose start-up files may not load gatekeep's hook"
+
+
+def _root_shell(args: list[str]) -> str | None:
+    """`sudo -s`, `sudo -i`, `doas -s`: a shell as root, whose start-up files do not load gatekeep's hook."""
+    if any(
+        a in ("--shell", "--login") or (a.startswith("-") and not a.startswith("--") and set(a[1:]) & {"s", "i"})
+        for a in args
+    ):
+        return "starts a shell as root or another user, without gatekeep's hook"
+    return None
+
+
 _RUNS_A_COMMAND = {
     "git": _git,
+    "sudo": _root_shell,
+    "doas": _root_shell,
+    **dict.fromkeys(SHELLS, _shell_without_hook),
+    "su": _su,
     "ssh": _ssh,
     "man": _option_runs("-P", "--pager", "-H", "--html"),
     "rg": _option_runs("--pre"),

@@ -220,3 +220,32 @@ RUNS_A_COMMAND = [
 @pytest.mark.parametrize("line,runs", RUNS_A_COMMAND)
 def test_options_that_run_a_command_need_a_rule_naming_the_form(line, runs):
     assert (normalized(line).exact_form is not None) is runs
+
+
+SHELLS_WITHOUT_THE_HOOK = [
+    ("bash --norc", True),
+    ("exec bash --norc --noprofile", True),
+    ("env -i bash --norc", True),
+    ("zsh -f", True),
+    ("sudo -s", True),
+    ("sudo -u bob -i", True),
+    ("doas -s", True),
+    ("su", True),
+    ("su - bob", True),
+    ("su -c 'make' bob", False),
+    ("bash", False),  # reads ~/.bashrc, which loads the hook
+    ("bash --norc script.sh", False),
+    ("bash --norc -c make", False),
+    ("sudo make", False),
+]
+
+
+@pytest.mark.parametrize("line,asks", SHELLS_WITHOUT_THE_HOOK)
+def test_a_shell_started_without_the_hook_needs_a_rule_naming_it(line, asks):
+    assert (normalized(line).exact_form is not None) is asks
+
+
+def test_a_git_alias_or_pager_given_with_c_is_read_as_a_script():
+    assert normalized("git -c alias.st='!rm -rf build' st").reentry == "rm -rf build"
+    assert normalized("git -c core.pager='less -R' log").reentry == "less -R"
+    assert normalized("git -c user.name=me log").reentry is None

@@ -653,11 +653,10 @@ _add(
     O,
     "exec bash --norc --noprofile",
     "ask",
-    gap=("allowed by '*': replaces the gated shell with one that has no hook"),
 )
-_add(c, O, "env -i bash --norc", "ask", gap="allowed by 'env *': starts an interactive shell without the hook")
-_add(c, O, "zsh -f", "ask", gap="allowed by '*': starts an interactive zsh without the hook")
-_add(c, O, "sudo -s", "ask", gap="allowed by 'sudo *': a root shell without the hook")
+_add(c, O, "env -i bash --norc", "ask")
+_add(c, O, "zsh -f", "ask")
+_add(c, O, "sudo -s", "ask")
 
 # ---------------------------------------------------------------------------
 # 6. Read-only-looking tools with write or execute options
@@ -726,16 +725,12 @@ _add(
     O,
     "git -c core.pager='rm -rf build' log",
     "deny",
-    gap=(
-        "allowed by '*': the pager command given through git -c is neither read as a script nor treated as inline code"
-    ),
 )
 _add(
     c,
     O,
     "git -c alias.st='!rm -rf build' st",
     "deny",
-    gap=("allowed by '*': a !alias given through git -c runs a shell command"),
 )
 _add(
     c,
