@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from gatekeep.arity import load_table
 from gatekeep.parse import SimpleCommand
 from gatekeep.scripts import TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
+from gatekeep.shellwords import Word
 from gatekeep.wildmatch import UNKNOWN, unknown_parts
 from gatekeep.wrappers import ASSIGNMENT, BARE, WRAPPERS, basename, unwrap, unwrap_all
 
@@ -63,9 +64,13 @@ def normalize(command: SimpleCommand) -> Normalized:
         return Normalized(command, " ".join(words), tuple(forms), words, command.problems)
     inner, forms, chain = unwrap_all(argv)
     forms = forms + _variable_forms(inner)
-    inner_words = command.words[len(argv) - len(inner) :] if inner else ()
-    if chain and chain[-1] in ("watch", "flock") and inner:
-        # `watch 'cmd args'` and `flock FILE -c 'cmd'` hand a string to `sh -c`: read it as a script
+    if not inner or argv[len(argv) - len(inner) :] == inner:
+        inner_words = command.words[len(argv) - len(inner) :] if inner else ()
+    else:  # `env -S 'sh -c CMD'`: the inner words come from splitting one word
+        dynamic = any(w.dynamic for w in command.words)
+        inner_words = tuple(Word(value, dynamic) for value in inner)
+    if chain and chain[-1] in ("watch", "flock", "parallel") and inner:
+        # `watch 'cmd args'`, `flock FILE -c 'cmd'` and `parallel 'cmd {}'` hand a string to a shell: read it
         reentry, why_not_script = wrapped_script(chain[-1], inner_words)
         inner = []
     else:

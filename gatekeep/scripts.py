@@ -29,10 +29,10 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         return _find_commands(words)
     if tool in ("source", ".") and any(w.dynamic for w in words[1:]):
         return None, (f"{tool} runs code produced at run time",)
-    if tool in ("su", "runuser"):  # `su -c 'CMD' user` runs CMD through a shell
-        return _command_option(tool, words, inline=True)
-    if tool == "script":
-        return _command_option(tool, words, inline=False)
+    if tool in ("su", "runuser", "script"):  # `su -c 'CMD' user` runs CMD through a shell
+        return _command_option(tool, words)
+    if tool == "tmux":
+        return _tmux_command(words)
     if tool == "git":  # `git -c alias.x='!CMD'`, `git -c core.pager=CMD`: read CMD, so deny rules see it
         for i, word in enumerate(words[1:-1], start=1):
             key, _, value = words[i + 1].value.partition("=")
@@ -41,7 +41,7 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         return None, ()
     if tool == "eval":
         script = list(words[1:])
-    elif tool in SHELLS:
+    elif tool in SHELLS or tool == "fish":  # a fish script is read with bash's grammar: unreadable asks
         start, has_c = _shell_options(words)
         if not has_c:
             return None, ()  # `bash script.sh` runs a file gatekeep cannot see; no script to read here
@@ -76,6 +76,42 @@ def stdin_script(words, redirects) -> tuple[str | None, tuple[str, ...]]:
     return _script_text(tool, [Word(fed.stdin_text, fed.dynamic)])
 
 
+# tmux commands whose last argument is a shell command, and their options that take a value
+_TMUX_RUNS = frozenset(
+    {
+        "new",
+        "new-session",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "run-shell",
+        "run",
+        "display-popup",
+        "popup",
+    }
+)
+_TMUX_VALUES = frozenset("-c -e -F -n -s -t -x -y -f -l -L -S -d -w -h -b -T -E".split()) - {"-d", "-E", "-b"}
+
+
+def _tmux_command(words) -> tuple[str | None, tuple[str, ...]]:
+    """`tmux new -d 'CMD'`, `tmux split-window CMD...`: tmux runs CMD with a shell."""
+    values = [w.value for w in words]
+    at = next((i for i, v in enumerate(values[1:], start=1) if v in _TMUX_RUNS), None)
+    if at is None:
+        return None, ()
+    i = at + 1
+    while i < len(words) and values[i].startswith("-"):
+        i += 2 if values[i] in _TMUX_VALUES else 1
+    if i >= len(words):
+        return None, ()
+    return _script_text("tmux", list(words[i:]))
+
+
 def _shell_options(words) -> tuple[int, bool]:
     """Where a shell's options end (`--` skipped), and whether -c is among them.
 
@@ -99,14 +135,15 @@ def _shell_options(words) -> tuple[int, bool]:
     return i, has_c
 
 
-def _command_option(tool: str, words, inline: bool) -> tuple[str | None, tuple[str, ...]]:
-    """The script given as `-c CMD` or `--command CMD` (and `--command=CMD` where `inline`)."""
-    for i, word in enumerate(words[:-1]):
-        if word.value in ("-c", "--command"):
+def _command_option(tool: str, words) -> tuple[str | None, tuple[str, ...]]:
+    """The script given as `-c CMD`, `-qc CMD` (a cluster ending in c), `--command CMD` or `--command=CMD`."""
+    for i, word in enumerate(words[1:], start=1):
+        value = word.value
+        if value.startswith("--command="):
+            return _script_text(tool, [Word(value.split("=", 1)[1], word.dynamic)])
+        takes_next = value == "--command" or (value[:1] == "-" and value[1:2] != "-" and value.endswith("c"))
+        if takes_next and i + 1 < len(words):
             return _script_text(tool, [words[i + 1]])
-    for word in words:
-        if inline and word.value.startswith("--command="):
-            return _script_text(tool, [Word(word.value.split("=", 1)[1], word.dynamic)])
     return None, ()
 
 
@@ -119,6 +156,9 @@ def _script_text(tool: str, script) -> tuple[str, tuple[str, ...]]:
 
 
 def wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
+    """The script of `watch 'CMD'`, `flock FILE -c CMD` or `parallel 'CMD {}' ::: ARGS`, which run it with a shell."""
+    if wrapper == "parallel":
+        words = words[: next((i for i, w in enumerate(words) if w.value in (":::", "::::", ":::+")), len(words))]
     if wrapper == "flock":
         if words and words[0].value in ("-c", "--command"):
             return _script_text(wrapper, list(words[1:2]))
@@ -199,7 +239,7 @@ def exact_form(inner: list[str], fed: bool) -> str | None:
     if tool in ("awk", "gawk", "mawk", "nawk") and any(_AWK_CODE.search(w) for w in inner[1:]):
         return f"{tool} runs commands from its program"
     runs = _RUNS_A_COMMAND.get(tool)
-    why = runs(inner[1:]) if runs else None
+    why = (runs(inner[1:], tool) if runs is _shell_without_hook else runs(inner[1:])) if runs else None
     if why:
         return f"{tool} {why}"
     reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
@@ -278,11 +318,13 @@ def _sed(args: list[str]) -> str | None:
 _SED_EXECUTE = re.compile(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
 
 
-def _shell_without_hook(args: list[str]) -> str | None:
+def _shell_without_hook(args: list[str], tool: str = "bash") -> str | None:
     """An interactive shell that skips its start-up files, where gatekeep's hook lives."""
     start, has_c = _shell_options([Word(a) for a in ["sh", *args]])
     if has_c or start <= len(args) and args[start - 1 :][:1] not in ([], ["-"]):
         return None  # runs a script or a file, not an interactive shell
+    if tool not in ("bash", "zsh"):
+        return "starts an interactive shell gatekeep has no hook for"
     skips = {"--norc", "--noprofile", "--posix", "-f", "--no-rcs", "--no-globalrcs", "--rcfile", "--init-file", "-r"}
     if any(a in skips or (a.startswith("-") and not a.startswith("--") and "f" in a[1:]) for a in args):
         return "starts an interactive shell without its start-up files, so without gatekeep's hook"
@@ -309,7 +351,7 @@ _RUNS_A_COMMAND = {
     "git": _git,
     "sudo": _root_shell,
     "doas": _root_shell,
-    **dict.fromkeys(SHELLS, _shell_without_hook),
+    **dict.fromkeys(SHELLS | {"fish", "csh", "tcsh"}, _shell_without_hook),
     "su": _su,
     "ssh": _ssh,
     "man": _option_runs("-P", "--pager", "-H", "--html"),

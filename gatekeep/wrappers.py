@@ -158,10 +158,10 @@ def unwrap(wrapper: Wrapper, argv: list[str]) -> tuple[list[str], bool]:
         elif word.startswith("-") and len(word) > 1:
             words.pop(0)
             option = word.split("=", 1)[0]
-            if option in ("-S", "--split-string") and wrapper.assignments:
-                # env -S 'cmd args': the string is split into the command's words
-                value = word.split("=", 1)[1] if "=" in word else (words.pop(0) if words else "")
-                words[:0] = value.split()
+            split = _split_string_option(word, words) if wrapper.assignments else None
+            if split is not None:
+                # env -S 'cmd args', -S'cmd args', -iS 'cmd': the string is split into the command's words
+                words[:0] = split
             elif option in wrapper.value_options and "=" not in word:
                 if words:
                     words.pop(0)
@@ -171,6 +171,24 @@ def unwrap(wrapper: Wrapper, argv: list[str]) -> tuple[list[str], bool]:
             break
     skip = min(wrapper.positionals, len(words))
     return words[skip:], sure
+
+
+def _split_string_option(word: str, rest: list[str]) -> list[str] | None:
+    """The words of env's -S/--split-string STRING (taking STRING from `rest` when it is the next word)."""
+    import shlex
+
+    if word.startswith("--"):
+        if word.split("=", 1)[0] not in ("--split-string", "--split", "--spli"):
+            return None
+        value = word.split("=", 1)[1] if "=" in word else (rest.pop(0) if rest else "")
+    elif "S" in word[1:] and set(word[1 : word.index("S", 1)]) <= set("i0v"):  # -S, -iS, -S'cmd'
+        value = word[word.index("S", 1) + 1 :] or (rest.pop(0) if rest else "")
+    else:
+        return None
+    try:
+        return shlex.split(value)  # env -S honours quotes and backslashes, as shlex does
+    except ValueError:
+        return value.split()
 
 
 def _is_short_value_form(word: str, wrapper: Wrapper) -> bool:

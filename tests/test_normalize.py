@@ -166,6 +166,15 @@ SCRIPTS = [
     ("bash -s - <<< 'make'", "make"),
     ("source /dev/stdin <<< 'rm -rf build'", "rm -rf build"),
     (". /dev/fd/0 <<EOF\nmake\nEOF", "make"),
+    ("script -qc 'rm -rf build' /dev/null", "rm -rf build"),
+    ("script --command='rm -rf build' /dev/null", "rm -rf build"),
+    ("su -lc 'make' bob", "make"),
+    ("parallel -j4 'rm -rf {}' ::: build", "rm -rf {}"),
+    ("tmux new -d 'rm -rf build'", "rm -rf build"),
+    ("tmux split-window -h -c /tmp make test", "make test"),
+    ("fish -c 'rm -rf build'", "rm -rf build"),
+    ("env -S \"sh -c 'rm -rf build'\"", "rm -rf build"),
+    ("env -iS 'sh -c make'", "make"),
 ]
 
 
@@ -237,6 +246,9 @@ SHELLS_WITHOUT_THE_HOOK = [
     ("bash --norc script.sh", False),
     ("bash --norc -c make", False),
     ("sudo make", False),
+    ("sh", True),  # gatekeep has hooks for bash and zsh only
+    ("fish", True),
+    ("dash -c ls", False),
 ]
 
 

@@ -398,18 +398,13 @@ _add(
     c,
     S,
     "env -S'rm -rf build'",
-    "deny",  # -S with its value attached
-    gap=(
-        "ask (default), and allowed under a broad 'env *': -S with its value attached is taken as a known"
-        " option with nothing inside"
-    ),
+    "deny",
 )
 _add(
     c,
     S,
     "env -iS 'rm -rf build'",
-    "deny",  # -i and -S in one cluster
-    gap=("ask (default): the cluster -iS is unknown, the fallback tries later words, but the split string is one word"),
+    "deny",
 )
 _add(c, S, "env --split-string='rm -rf build'", "deny")
 _add(c, S, "FOO=1 BAR=2 rm -rf build", "deny")
@@ -443,22 +438,19 @@ _add(
     c,
     S,
     "parallel -j4 'rm -rf {}' ::: build",
-    "deny",  # parallel runs its command string with a shell
-    gap=("ask (default): parallel runs its command string through a shell; it is not read as a script"),
+    "deny",
 )
 _add(
     c,
     S,
     "script -qc 'rm -rf build' /dev/null",
     "deny",
-    gap=("ask (default): scripts.py only looks for -c as a separate word, not inside the cluster -qc"),
 )
 _add(
     c,
     S,
     "script --command='rm -rf build' /dev/null",
     "deny",
-    gap=("ask (default): --command=VALUE (attached) is not recognised"),
 )
 _add(c, S, "sudo env FOO=1 nice nohup /bin/rm -fr build", "deny")
 _add(c, S, "nohup sh -c 'rm -rf build' &", "deny")
@@ -538,7 +530,7 @@ _add(
     "bash +x -c 'rm -rf build'",
     "deny",
 )
-_add(c, O, "fish -c 'rm -rf build'", "deny", gap="allowed by '*': fish is not in SHELLS, its -c script is not read")
+_add(c, O, "fish -c 'rm -rf build'", "deny")
 _add(c, O, "busybox sh -c 'rm -rf build'", "deny")
 _add(c, S, "eval 'rm -rf build'", "deny")
 _add(c, S, "eval rm -rf build", "deny")
@@ -637,14 +629,12 @@ _add(
     S,
     "env -S \"sh -c 'rm -rf build'\"",
     "deny",
-    gap=("ask (default): env -S is split on blanks without quote handling, so the inner sh -c script is `'rm`"),
 )
 _add(
     c,
     O,
     "tmux new -d 'rm -rf build'",
     "deny",
-    gap=("allowed by '*': tmux new runs its command with a shell; not read as a script"),
 )
 _add(c, O, "env PS4='$(rm -rf build)' bash -xc 'git status'", "deny")  # bash -x expands PS4
 # a fresh shell without the hook: everything typed into it is ungated
