@@ -95,7 +95,7 @@ _TMUX_RUNS = frozenset(
         "popup",
     }
 )
-_TMUX_VALUES = frozenset("-c -e -F -n -s -t -x -y -f -l -L -S -d -w -h -b -T -E".split()) - {"-d", "-E", "-b"}
+_TMUX_VALUES = frozenset("-c -e -F -n -s -t -x -y -f -l -T -S".split())
 
 
 def _tmux_command(words) -> tuple[str | None, tuple[str, ...]]:
