@@ -79,7 +79,9 @@ def _long_option(option: str, aliases: dict[str, str]) -> str:
     if option in aliases:
         return aliases[option]
     known = {spelling for spelling in aliases if spelling.startswith("--") and spelling.startswith(option)}
-    return aliases[known.pop()] if len(known) == 1 and len(option) > 3 else option  # a GNU abbreviation
+    # a GNU abbreviation: any prefix that only one known spelling starts with (`--r` = `--recursive`);
+    # if the tool has another option with that prefix, it refuses the word, so matching is still safe
+    return aliases[known.pop()] if len(known) == 1 and len(option) > 2 else option
 
 
 @dataclass(frozen=True)

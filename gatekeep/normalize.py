@@ -16,6 +16,8 @@ command impossible to allow: it can then at best be asked.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import shlex
 from dataclasses import dataclass, field
 
@@ -64,6 +66,7 @@ def normalize(command: SimpleCommand) -> Normalized:
         return Normalized(command, " ".join(words), tuple(forms), words, command.problems)
     inner, forms, chain = unwrap_all(argv)
     forms = forms + _variable_forms(inner)
+    forms += [f for f in _variant_forms(forms) if f not in forms]
     if not inner or argv[len(argv) - len(inner) :] == inner:
         inner_words = command.words[len(argv) - len(inner) :] if inner else ()
     else:  # `env -S 'sh -c CMD'`: the inner words come from splitting one word
@@ -137,6 +140,41 @@ def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
     elif tool == "printf" and len(argv) > 2 and argv[1] == "-v":
         names.append(argv[2])
     return [(f"{name}=",) for name in names]
+
+
+_GIT_VALUE_OPTIONS = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
+)
+
+
+def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The same commands spelled the way deny rules are written: paths with `//`, `/./` and
+    trailing slashes cleaned (`/*/` is `/*`) and the home directory as `~`; git's
+    subcommand right after `git` (`git -C . push` is `git push`), and a push of a
+    `+refspec` as `git push --force`."""
+    home = os.path.expanduser("~")
+    found = []
+    for form in forms:
+        words = (form[0], *(_rule_path(w, home) for w in form[1:]))
+        if basename(words[0]) == "git":
+            i = 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in _GIT_VALUE_OPTIONS else 1
+            words = (words[0], *words[i:])
+            if words[1:2] == ("push",) and any(w.startswith("+") for w in words[2:]):
+                found.append((words[0], "push", "--force", *words[2:]))
+        if words != form:
+            found.append(words)
+    return found
+
+
+def _rule_path(word: str, home: str) -> str:
+    if not word.startswith("/"):
+        return word
+    path = "/" + posixpath.normpath(word).lstrip("/")
+    if home != "/" and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
 
 
 def _unknown_forms(command: SimpleCommand, forms: list[tuple[str, ...]]) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from gatekeep.shellwords import Word
+from gatekeep.shellwords import Word, expansion_end
 from gatekeep.wrappers import basename
 
 SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
@@ -33,6 +33,10 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         return _command_option(tool, words)
     if tool == "tmux":
         return _tmux_command(words)
+    if tool in EVALUATES_SUBSCRIPTS:
+        found = _quoted_substitutions(tool, words)
+        if found is not None:
+            return found
     if tool == "git":  # `git -c alias.x='!CMD'`, `git -c core.pager=CMD`: read CMD, so deny rules see it
         for i, word in enumerate(words[1:-1], start=1):
             key, _, value = words[i + 1].value.partition("=")
@@ -133,6 +137,33 @@ def _shell_options(words) -> tuple[int, bool]:
         else:
             break
     return i, has_c
+
+
+# Builtins that evaluate an array subscript or arithmetic given as a string, and so run
+# a `$( )` even when it was quoted: `printf -v 'a[$(cmd)]' x`, `test -v 'a[$(cmd)]'`, `let`.
+EVALUATES_SUBSCRIPTS = frozenset(
+    "printf test [ [[ let declare typeset local readonly export unset read mapfile readarray".split()
+)
+
+
+def _quoted_substitutions(tool: str, words) -> tuple[str, tuple[str, ...]] | None:
+    scripts = []
+    for word in words[1:]:
+        value = word.value
+        if "[" not in value and tool != "let":
+            continue
+        i = 0
+        while i < len(value):
+            if value.startswith("$(", i) or value[i] == "`":
+                end = expansion_end(value, i)
+                scripts.append(value[i + (1 if value[i] == "`" else 2) : end - 1])
+                i = end
+            else:
+                i += 1
+    if not scripts:
+        return None
+    text, _ = _script_text(tool, [Word("; ".join(scripts))])
+    return text, (f"{tool} evaluates a subscript that runs a command",)
 
 
 def _command_option(tool: str, words) -> tuple[str | None, tuple[str, ...]]:

@@ -36,7 +36,14 @@ RC_FILES = (
     ".zlogout",
     ".inputrc",
     ".envrc",
+    ".bash_aliases",
+    ".zsh_aliases",
 )
+# Files under home whose content makes programs run commands: a write asks.
+CODE_CONFIG = (".gitconfig", ".npmrc", ".yarnrc", ".curlrc", ".wgetrc", ".netrc")
+# Raw disks: writing one destroys its file systems.
+_DISK = re.compile(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)")
+_OTHER_HOME = re.compile(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
 _HOME_PREFIX = re.compile(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
 _CWD_PREFIX = re.compile(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
 
@@ -48,10 +55,12 @@ class WriteContext:
     cwd: str
     home: str
     protected: tuple[str, ...] = ()  # gatekeep's own directories and files
+    path_dirs: tuple[str, ...] = ()  # $PATH: a new file there shadows a command
 
     @classmethod
     def here(cls, cwd: str | None, protected: tuple[str, ...] = ()) -> WriteContext:
-        return cls(cwd or os.getcwd(), os.path.expanduser("~"), protected)
+        path_dirs = tuple(d for d in os.environ.get("PATH", "").split(":") if d.startswith("/"))
+        return cls(cwd or os.getcwd(), os.path.expanduser("~"), protected, path_dirs)
 
 
 def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | None:
@@ -60,17 +69,27 @@ def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | No
         return None
     literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
     literal = _CWD_PREFIX.sub(ctx.cwd.replace("\\", "\\\\"), literal)
+    homes = [PurePosixPath(ctx.home)]
+    other = _OTHER_HOME.match(literal)
+    if other and os.path.expanduser(f"~{other.group(1)}") != f"~{other.group(1)}":  # ~root/.bashrc
+        homes.append(PurePosixPath(os.path.expanduser(f"~{other.group(1)}")))
+        literal = str(homes[-1]) + literal[other.end() :]
     if literal.startswith("~") or (dynamic and any(c in literal for c in "$`*?[")):
         return "ask", f"writes to {target}, a path computed at run time"
     path = PurePosixPath("/" + os.path.normpath(os.path.join(ctx.cwd, literal)).lstrip("/"))  # `//etc` is /etc
-    home = PurePosixPath(ctx.home)
+    if _DISK.match(str(path)):
+        return "deny", f"writes onto the disk {path}, destroying its file systems (built-in policy)"
     protected = [PurePosixPath(p) for p in ctx.protected]
-    sensitive = [home / name for name in RC_FILES] + [home / ".ssh", home / ".config", PurePosixPath("/etc")]
-    for place in sensitive + protected:
+    sensitive = [home / name for home in homes for name in (*RC_FILES, ".ssh", ".config")]
+    for place in [*sensitive, PurePosixPath("/etc"), *protected]:
         if path == place or place in path.parents:
             return "deny", f"writes to {path}, which is protected by the built-in policy"
     if ".git" in path.parts[:-1]:
         return "deny", f"writes into {path.parent}, inside a repository's .git (config and hooks run code)"
+    if any(path == home / name for home in homes for name in CODE_CONFIG):
+        return "ask", f"writes to {path}, whose settings make programs run commands"
+    if str(path.parent) in ctx.path_dirs:
+        return "ask", f"writes {path.name} into {path.parent}, a directory on PATH: it could shadow a command"
     cwd = PurePosixPath(os.path.normpath(ctx.cwd))
     if path != cwd and cwd not in path.parents:
         return "ask", f"writes to {path}, outside the current directory"

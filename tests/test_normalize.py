@@ -261,3 +261,37 @@ def test_a_git_alias_or_pager_given_with_c_is_read_as_a_script():
     assert normalized("git -c alias.st='!rm -rf build' st").reentry == "rm -rf build"
     assert normalized("git -c core.pager='less -R' log").reentry == "less -R"
     assert normalized("git -c user.name=me log").reentry is None
+
+
+VARIANTS = [
+    ("rm -rf --no-preserve-root //", ("rm", "-rf", "--no-preserve-root", "/")),
+    ("rm -rf /*/", ("rm", "-rf", "/*")),
+    ("rm -rf /usr/../", ("rm", "-rf", "/")),
+    ("git --no-pager push -f", ("git", "push", "-f")),
+    ("git -C . -c a.b=c push --force", ("git", "push", "--force")),
+    ("git push origin +main", ("git", "push", "--force", "origin", "+main")),
+]
+
+
+@pytest.mark.parametrize("line,form", VARIANTS)
+def test_deny_rules_also_see_the_usual_spelling(line, form):
+    assert form in normalized(line).deny_forms
+
+
+def test_the_home_directory_written_out_is_seen_as_tilde(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert ("rm", "-rf", "~") in normalized(f"rm -rf {tmp_path}/").deny_forms
+    assert ("rm", "-rf", "~/project") in normalized(f"rm -rf {tmp_path}/project").deny_forms
+
+
+@pytest.mark.parametrize(
+    "line,script",
+    [
+        ("printf -v 'a[$(rm -rf build)]' x", "rm -rf build"),
+        ("test -v 'a[`id`]'", "id"),
+        ("let 'x=a[$(make)]'", "make"),
+        ("printf -v x '%s' y", None),
+    ],
+)
+def test_a_quoted_substitution_in_an_evaluated_subscript_is_read(line, script):
+    assert normalized(line).reentry == script

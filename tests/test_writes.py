@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gatekeep.gate import evaluate
-from gatekeep.writes import argument_writes
+from gatekeep.writes import WriteContext, argument_writes, judge
 from tests.conftest import policy_from
 
 WRITTEN = [
@@ -62,3 +62,23 @@ VERDICTS = [
 @pytest.mark.parametrize("line,decision", VERDICTS)
 def test_argument_writes_are_judged_like_redirections(line, decision, tmp_path):
     assert evaluate(line, policy_from(ALLOW_ALL), str(tmp_path)).decision == decision
+
+
+JUDGED = [
+    ("~/.bash_aliases", "deny"),
+    ("~root/.bashrc", "deny"),
+    ("/dev/sda", "deny"),
+    ("/dev/nvme0n1p2", "deny"),
+    ("~/.gitconfig", "ask"),
+    ("bin/git", "ask"),  # <cwd>/bin is on PATH here
+    ("~nosuchuser-gk/x", "ask"),
+    ("/dev/null", None),
+    ("notes.txt", None),
+]
+
+
+@pytest.mark.parametrize("target,decision", JUDGED)
+def test_where_a_write_lands_decides_it(target, decision, tmp_path):
+    ctx = WriteContext(str(tmp_path), str(tmp_path), (), (str(tmp_path / "bin"),))
+    verdict = judge(target, False, ctx)
+    assert (verdict[0] if verdict else None) == decision

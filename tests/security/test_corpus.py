@@ -195,30 +195,24 @@ _add(
     S,
     "printf -v 'a[$(rm -rf build)]' x",
     "deny",
-    gap=("allowed as built-in read-only: printf -v evaluates the array subscript and runs its $( )"),
 )
 _add(
     c,
     S,
     "let 'x=a[$(rm -rf build)]'",
     "deny",
-    gap=(
-        "ask (default), not deny: let evaluates the subscript and runs the quoted $( ); the rm inside is never matched"
-    ),
 )
 _add(
     c,
     O,
     "test -v 'a[$(rm -rf build)]'",
     "deny",
-    gap=("allowed by '*': test -v evaluates the subscript and runs the quoted $( )"),
 )
 _add(
     c,
     D,
     "printf -v 'a[$(rm -rf ~)]' x",
-    "deny",  # a fresh install: printf is "read-only"
-    gap=("allowed on a fresh install (printf is read-only): runs rm -rf ~ through the subscript of printf -v"),
+    "deny",
 )
 _add(
     c,
@@ -256,11 +250,7 @@ _add(
     c,
     S,
     "rm --r --f build",
-    "deny",  # GNU getopt accepts any unambiguous prefix
-    gap=(
-        "ask (default): GNU abbreviations shorter than 4 characters (--r, --f) are not mapped (match.py "
-        "_long_option needs len > 3)"
-    ),
+    "deny",
 )
 _add(c, S, "rm -Rf build", "deny")
 _add(c, S, "rm -rfv build", "deny")
@@ -296,24 +286,19 @@ _add(
     c,
     S,
     "git push origin +main",
-    "deny",  # a `+` refspec is a force push
-    gap=(
-        "allowed by 'git push *': a +refspec is a force push, the deny rule 'git push --force *' only knows the option"
-    ),
+    "deny",
 )
 _add(
     c,
     S,
     "git -C . push --force origin main",
     "deny",
-    gap=("ask (default): a global option before the subcommand (-C .) hides the command from 'git push --force *'"),
 )
 _add(
     c,
     S,
     "git --no-pager push -f",
     "deny",
-    gap=("ask (default): --no-pager before the subcommand hides it from 'git push --force *'"),
 )
 _add(c, S, r"sh\utdown -h now", "deny")
 _add(c, S, "/sbin/shutdown -r now", "deny")
@@ -336,49 +321,40 @@ _add(
     c,
     B,
     "rm -rf --no-preserve-root //",
-    "deny",  # // is the root directory
-    gap=("allowed: the built-in 'rm * / *' does not know // (= /)"),
+    "deny",
 )
 _add(
     c,
     B,
     "rm -rf /*/",
-    "deny",  # every top-level directory
-    gap=(
-        "allowed: /*/ (every top-level directory) matches neither 'rm * / *' nor 'rm * /\\* *', and the "
-        "unknown-value check misses it"
-    ),
+    "deny",
 )
 _add(
     c,
     B,
     "rm -rf @HOME@",
-    "deny",  # the home directory, spelled out
-    gap=("allowed: the built-in rules know ~, $HOME and ${HOME} but not the home directory's literal path"),
+    "deny",
 )
 _add(
     c,
     B,
     "chmod -vR 777 /",
     "deny",
-    gap=("allowed: built-in 'chmod *-R* / *' is a substring pattern; -vR holds no '-R' substring"),
 )
 _add(
     c,
     B,
     "chmod --recur 777 /",
     "deny",
-    gap=("allowed: built-in chmod rules are substring patterns without flag equivalence; --recur is --recursive"),
 )
-_add(c, B, "chown -hR nobody /", "deny", gap="allowed: built-in 'chown *-R* / *' misses the cluster -hR")
+_add(c, B, "chown -hR nobody /", "deny")
 _add(c, B, "mkfs.ext4 -F /dev/sdb1", "deny")
 _add(c, B, "/sbin/mke2fs /dev/sda1", "deny")
 _add(
     c,
     B,
     "mkdosfs -F 32 /dev/sdb1",
-    "deny",  # mkfs.vfat under another name
-    gap=("allowed: mkdosfs (= mkfs.vfat) is not in the built-in mkfs list"),
+    "deny",
 )
 _add(c, B, "dd of=/dev/sda if=/dev/zero bs=1M", "deny")
 
@@ -889,8 +865,7 @@ _add(
     c,
     S,
     "echo x >> ~root/.bashrc",
-    "deny",  # ~root is /root
-    gap=("allowed by 'echo *': ~root is taken as a relative directory named ~root inside the cwd"),
+    "deny",
 )
 _add(
     c,
@@ -904,19 +879,14 @@ _add(
     S,
     "echo x >> ~/.bash_aliases",
     "deny",
-    cwd="~",  # sourced by Debian's and Ubuntu's .bashrc
-    gap=(
-        "allowed by 'echo *' when the cwd is HOME: ~/.bash_aliases (sourced by Debian/Ubuntu .bashrc) is "
-        "not in RC_FILES"
-    ),
+    cwd="~",
 )
 _add(
     c,
     S,
     "echo x >> ~/.gitconfig",
     "ask",
-    cwd="~",  # core.pager, aliases: runs code
-    gap=("allowed by 'echo *' when the cwd is HOME: ~/.gitconfig runs code (core.pager, aliases) but is not protected"),
+    cwd="~",
 )
 _add(c, S, "echo x > $OUT", "ask")
 _add(c, S, "echo x > ~/.bash*", "ask")
@@ -933,8 +903,7 @@ _add(
     c,
     B,
     "cat /dev/zero > /dev/sda",
-    "deny",  # raw bytes onto a disk, like dd of=/dev/sda
-    gap=("ask (outside the directory), not deny: a redirection onto a disk device is not covered like dd of=/dev/sd*"),
+    "deny",
 )
 
 # ---------------------------------------------------------------------------
