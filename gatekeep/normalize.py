@@ -149,14 +149,22 @@ _GIT_VALUE_OPTIONS = frozenset(
 
 
 def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """The same commands spelled the way deny rules are written: paths with `//`, `/./` and
+    """The same commands spelled the way deny rules are written: words split by `$IFS`,
+    without a leading option (what `time -p` leaves), chmod's `0777` as `777`, paths with `//`, `/./` and
     trailing slashes cleaned (`/*/` is `/*`) and the home directory as `~`; git's
     subcommand right after `git` (`git -C . push` is `git push`), and a push of a
     `+refspec` as `git push --force`."""
     home = os.path.expanduser("~")
     found = []
     for form in forms:
+        if any("$IFS" in w or "${IFS}" in w for w in form):  # `rm${IFS}-rf${IFS}x`: IFS splits it into words
+            form = tuple(" ".join(form).replace("${IFS}", " ").replace("$IFS", " ").split())
+            found.append(form)
+        if len(form) > 1 and form[0].startswith("-"):  # `time -p rm x` read by the fallback: drop the option
+            found.append(form[1:])
         words = (form[0], *(_rule_path(w, home) for w in form[1:]))
+        if basename(words[0]) == "chmod":  # the mode 0777 is 777
+            words = tuple(w.lstrip("0") if w.isdigit() and len(w) == 4 and w[0] == "0" else w for w in words)
         if basename(words[0]) == "git":
             i = 1
             while i < len(words) and words[i].startswith("-"):

@@ -270,6 +270,8 @@ VARIANTS = [
     ("git --no-pager push -f", ("git", "push", "-f")),
     ("git -C . -c a.b=c push --force", ("git", "push", "--force")),
     ("git push origin +main", ("git", "push", "--force", "origin", "+main")),
+    ("rm${IFS}-rf${IFS}build", ("rm", "-rf", "build")),
+    ("chmod -R 0777 .", ("chmod", "-R", "777", ".")),
 ]
 
 
