@@ -16,12 +16,13 @@ A line that runs no command is allowed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gatekeep.display import visible
 from gatekeep.match import Matches, Rule
 from gatekeep.normalize import Normalized
-from gatekeep.parse import ParseResult
+from gatekeep.parse import FunctionDef, ParseResult
 from gatekeep.policy import Policy
 from gatekeep.readonly import READ_ONLY, is_read_only
 from gatekeep.writes import WriteContext, argument_writes, judge
@@ -63,9 +64,10 @@ def decide(
     writes: WriteContext | None = None,
 ) -> LineVerdict:
     writes = writes or WriteContext.here(None)
-    verdicts = tuple(_decide_command(n, m, policy, writes) for n, m in zip(normalized, matches, strict=True))
+    links = links_made(normalized)
+    verdicts = tuple(_decide_command(n, m, policy, writes, links) for n, m in zip(normalized, matches, strict=True))
     suggestions = _suggestions(parsed.line, verdicts)
-    bomb = next((f for f in parsed.functions if f.is_fork_bomb), None)
+    bomb = fork_bomb(parsed)
     if bomb is not None:
         name = visible(bomb.name)
         reason = f"the line defines `{name}`, a function that runs copies of itself: a fork bomb (built-in policy)"
@@ -89,10 +91,16 @@ def decide(
     return LineVerdict("allow", reason, rule, verdicts, ())
 
 
-def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, writes: WriteContext) -> CommandVerdict:
-    judged = [judge(r.target, r.dynamic, writes) for r in normalized.command.redirects if r.writes_file]
-    targets = dict.fromkeys(t for form in normalized.deny_forms for t in argument_writes(form))
-    judged += [judge(target, True, writes) for target in targets]
+def _decide_command(
+    normalized: Normalized, matches: Matches, policy: Policy, writes: WriteContext, links: dict[str, str]
+) -> CommandVerdict:
+    redirects = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file]
+    targets = redirects + [
+        (t, True) for t in dict.fromkeys(t for f in normalized.deny_forms for t in argument_writes(f))
+    ]
+    # a link made earlier on the line writes through to where it points
+    targets += [(links[t], True) for t, _ in targets if t in links]
+    judged = [judge(target, dynamic, writes) for target, dynamic in targets]
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
         if rule is not None:
@@ -125,6 +133,43 @@ def _decide_command(normalized: Normalized, matches: Matches, policy: Policy, wr
         None,
         f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
     )
+
+
+# `:(){ :|:& };:` and its kind, for a line the parser could not read
+_FORK_BOMB_TEXT = re.compile(r"(?P<f>[^\s(){};|&]+)\s*\(\)\s*\{\s*(?P=f)\s*\|\s*(?P=f)")
+
+
+def fork_bomb(parsed: ParseResult) -> FunctionDef | None:
+    """A function that runs copies of itself, directly (`f(){ f|f& }`), through others
+    (`f(){ g; }; g(){ f|f& }`), or, in text the parser could not read, in the classic form."""
+    defined = {f.name: f for f in parsed.functions}
+    for function in parsed.functions:
+        if function.is_fork_bomb:
+            return function
+        reached, todo = set(), [function.name]
+        while todo:
+            for name in defined[todo.pop()].calls:
+                if name in defined and name not in reached:
+                    reached.add(name)
+                    todo.append(name)
+        if function.name in reached and any(defined[n].spawns for n in reached):
+            return function
+    match = None if parsed.complete else _FORK_BOMB_TEXT.search(parsed.line)
+    return FunctionDef(match["f"], 2, True) if match else None
+
+
+def links_made(normalized: list[Normalized]) -> dict[str, str]:
+    """The links `ln` makes on the line (`ln -sf ~/.bashrc out.txt`): link as written -> what it points to."""
+    links = {}
+    for n in normalized:
+        for form in n.deny_forms:
+            if form and form[0].rsplit("/", 1)[-1] == "ln":
+                operands = [w for w in form[1:] if not w.startswith("-")]
+                if len(operands) == 2:
+                    links[operands[1]] = operands[0]
+                elif len(operands) == 1:
+                    links[operands[0].rstrip("/").rsplit("/", 1)[-1]] = operands[0]
+    return links
 
 
 def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:

@@ -18,6 +18,8 @@ from gatekeep.shellwords import Word, unquote
 # Operators, brackets and substitution openers; a backslash-newline is a line continuation.
 _OPERATORS = re.compile(r"\$\(|[<>]\(|\$\{|[;&|(){}`\n]")
 _QUOTES = re.compile(r"['\"\\]")
+_NOT_PIPES = re.compile(r"\|\||&&|\$\(|[<>]\(|\$\{|[;&(){}`\n]")
+_FIRST_PIPELINE = 100_000
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\+?=")
 _KEYWORDS = {
     "if",
@@ -58,6 +60,15 @@ def candidate_commands(line: str) -> list:
         if argv and tuple(argv) not in seen:
             seen.add(tuple(argv))
             commands.append(SimpleCommand(tuple(Word(w) for w in argv), problems=(PROBLEM,)))
+    # Pipelines again, with their positions, so that pipeline rules (`curl * | sh`) match too.
+    # Their ids start high, away from those of the commands the parse tree did find.
+    for pipeline, chunk in enumerate(_NOT_PIPES.split(text), start=_FIRST_PIPELINE):
+        segments = [_argv(s) for s in re.split(r"(?<!\|)\|(?!\|)", chunk)]
+        if len(segments) > 1 and all(segments):
+            commands += [
+                SimpleCommand(tuple(Word(w) for w in argv), (), (), pipeline, position, problems=(PROBLEM,))
+                for position, argv in enumerate(segments)
+            ]
     return commands
 
 

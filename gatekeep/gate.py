@@ -11,7 +11,7 @@ from dataclasses import replace
 from gatekeep import resources
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
-from gatekeep.normalize import Normalized, normalize
+from gatekeep.normalize import Normalized, normalize, resolve_after_cd
 from gatekeep.parse import ParseResult, parse_line
 from gatekeep.paths import get_paths
 from gatekeep.policy import Policy
@@ -23,7 +23,8 @@ MAX_REENTRY_DEPTH = 3
 def read_line(line: str) -> tuple[ParseResult, list[Normalized]]:
     """Parse and normalize: every simple command the line runs, scripts of `bash -c` included."""
     parsed = parse_line(line)
-    return _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
+    parsed, normalized = _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
+    return parsed, resolve_after_cd(normalized)
 
 
 def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteContext | None = None) -> LineVerdict:

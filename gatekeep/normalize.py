@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gatekeep.arity import load_table
 from gatekeep.parse import SimpleCommand
@@ -90,9 +91,9 @@ def normalize(command: SimpleCommand) -> Normalized:
     unsafe = [a for a in wrapped if (m := ASSIGNMENT.match(a)) and not _harmless(m.group(1))]
     if unsafe:  # `sudo LD_PRELOAD=x cmd`, `env PATH=/tmp cmd`: set for the command inside
         why_not += (f"{ASSIGNMENT.match(unsafe[0]).group(1)}= changes what the command runs",)
-    if reentry is None and allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
+    if allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
         # `xargs CMD`: CMD must be allowed on its own, with arguments nobody can see yet
-        reentry = shlex.join(inner) + ' "$XARGS_INPUT"'
+        reentry = _xargs_script(list(allow_form[1 : len(allow_form) - len(inner)]), inner)
     not_allowable = command.problems + why_not + why_not_script
     suggestion = None if bare or not_allowable else _suggestion(inner, allow_form)
     # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
@@ -111,6 +112,23 @@ def normalize(command: SimpleCommand) -> Normalized:
 DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local"})
 # read's options that take a value; `-a NAME` names an array it assigns
 _READ_VALUE_OPTIONS = frozenset({"-d", "-i", "-n", "-N", "-p", "-t", "-u"})
+
+
+def _xargs_script(options: list[str], inner: list[str]) -> str:
+    """The command xargs runs, with its input as the unknown `$XARGS_INPUT`: appended, or in
+    place of the -I/-i/--replace string (`xargs -I{} sh -c '{}'` runs its input as a script)."""
+    replace = None
+    for i, option in enumerate(options):
+        if option in ("-I", "--replace") and i + 1 < len(options):
+            replace = options[i + 1]
+        elif option.startswith("-I") and len(option) > 2:
+            replace = option[2:]
+        elif option in ("-i", "--replace") or option.startswith(("-i", "--replace=")):
+            replace = option.split("=", 1)[1] if "=" in option else (option[2:] or "{}")
+    if not replace:
+        return shlex.join(inner) + ' "$XARGS_INPUT"'
+    quoted = ["'" + word.replace("'", "'\\''") + "'" for word in inner]
+    return " ".join(q.replace(replace, "'\"$XARGS_INPUT\"'") for q in quoted)
 
 
 def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
@@ -162,6 +180,10 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
             found.append(form)
         if len(form) > 1 and form[0].startswith("-"):  # `time -p rm x` read by the fallback: drop the option
             found.append(form[1:])
+        braces = _brace_expansion(form)
+        if braces != form:  # `{rm,-rf,build}` is the three words rm -rf build
+            form = braces
+            found.append(form)
         words = (form[0], *(_rule_path(w, home) for w in form[1:]))
         if basename(words[0]) == "chmod":  # the mode 0777 is 777
             words = tuple(w.lstrip("0") if w.isdigit() and len(w) == 4 and w[0] == "0" else w for w in words)
@@ -177,6 +199,18 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
         if words != form:
             found.append(words)
     return found
+
+
+_BRACES = re.compile(r"(?P<pre>[^{}]*)\{(?P<items>[^{}]*,[^{}]*)\}(?P<post>[^{}]*)")
+
+
+def _brace_expansion(form: tuple[str, ...]) -> tuple[str, ...]:
+    """Words with one `{a,b}` list each, expanded as bash does (`x{a,b}` is `xa xb`)."""
+    out: list[str] = []
+    for word in form:
+        m = _BRACES.fullmatch(word)
+        out += [m["pre"] + item + m["post"] for item in m["items"].split(",")] if m else [word]
+    return tuple(out)
 
 
 def _rule_path(word: str, home: str) -> str:
@@ -253,3 +287,27 @@ def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[s
     if words[0].dynamic:
         return None, ("the command word is computed at run time",)
     return tuple(w.value for w in words), ()
+
+
+def resolve_after_cd(normalized: list[Normalized]) -> list[Normalized]:
+    """After `cd /` (a literal directory), `rm -rf *` is `rm -rf /*`: the commands that follow
+    also get deny forms with their relative words resolved against that directory."""
+    home = os.path.expanduser("~")
+    cds = [n for n in normalized if n.allow_form and n.allow_form[:1] == ("cd",) and len(n.allow_form) == 2]
+    if not cds or not cds[0].allow_form[1].startswith(("/", "~")) or cds[0].command.words[-1].dynamic:
+        return normalized
+    start = cds[0].command.start
+    where = cds[0].allow_form[1].replace("~", home, 1) if cds[0].allow_form[1].startswith("~") else cds[0].allow_form[1]
+    resolved = []
+    for n in normalized:
+        if n.command.start <= start or not n.deny_forms:
+            resolved.append(n)
+            continue
+        extra = []
+        for form in n.deny_forms:
+            words = (form[0], *(w if w.startswith(("-", "/", "~")) else posixpath.join(where, w) for w in form[1:]))
+            words = (words[0], *(_rule_path(w, home) for w in words[1:]))
+            if words != form and words not in n.deny_forms and words not in extra:
+                extra.append(words)
+        resolved.append(replace(n, deny_forms=n.deny_forms + tuple(extra)) if extra else n)
+    return resolved

@@ -79,6 +79,8 @@ class FunctionDef:
     name: str
     self_calls: int  # how often its body runs a command of its own name
     self_call_in_pipeline: bool
+    calls: tuple[str, ...] = ()  # the command names its body runs
+    spawns: bool = False  # its body runs some command twice at once: in a pipeline, or twice
 
     @property
     def is_fork_bomb(self) -> bool:
@@ -295,7 +297,10 @@ class _Walker:
         body = self.commands[first:]
         calls = [c for c in body if c.argv[:1] == [name]]
         sizes = {c.pipeline: sum(1 for d in body if d.pipeline == c.pipeline) for c in calls}
-        self.functions.append(FunctionDef(name, len(calls), any(n > 1 for n in sizes.values())))
+        names = tuple(c.argv[0] for c in body if c.argv)
+        piped = any(sum(1 for d in body if d.pipeline == c.pipeline) > 1 for c in body)
+        spawns = piped or len(names) != len(set(names))
+        self.functions.append(FunctionDef(name, len(calls), any(n > 1 for n in sizes.values()), names, spawns))
 
     def word(self, node) -> Word:
         start, end = node.pos
