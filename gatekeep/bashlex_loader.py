@@ -16,6 +16,12 @@ quoted part of a word (`echo x'${'`, ../shared/design/bashlex.md): its
 `_paramexpand` gets -1 from `str.find` and steps backwards. The wrapper below
 makes that a parse error, which gatekeep reads as "could not parse". The time
 limit in parse.py stays, for hangs nobody has found yet.
+
+bashlex also compares a heredoc's lines with its delimiter word as written,
+quotes and all, so `<<'EOF'` never ends and the line is unreadable; bash
+ends it at the line `EOF` (the word after quote removal). The second wrapper
+compares with the unquoted word, which makes the usual agent commit form
+(`git commit -m "$(cat <<'EOF' ... EOF)"`) readable.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ def load():
         return sys.modules["bashlex"]
     bashlex = _import_with_yacc(_from_shipped_tables)
     _fix_unclosed_brace_hang()
+    _fix_quoted_heredoc_delimiter()
     return bashlex
 
 
@@ -119,6 +126,24 @@ def _fix_unclosed_brace_hang() -> None:
         return expand(parserobj, string, sindex)
 
     subst._paramexpand = paramexpand
+
+
+def _fix_quoted_heredoc_delimiter() -> None:
+    from bashlex import heredoc
+
+    from gatekeep.shellwords import unquote
+
+    make = heredoc.makeheredoc
+
+    def makeheredoc(tokenizer, redirnode, lineno, killleading):
+        written = redirnode.output.word
+        redirnode.output.word = unquote(written).value
+        try:
+            return make(tokenizer, redirnode, lineno, killleading)
+        finally:
+            redirnode.output.word = written  # the tree keeps the word as written
+
+    heredoc.makeheredoc = makeheredoc
 
 
 def build_tables() -> str:

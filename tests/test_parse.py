@@ -79,6 +79,16 @@ COMPLETE = [
     ("cat <<-EOF\n\thi\n\tEOF\necho next", [("cat",), ("echo", "next")]),
     ("cat <<EOF | grep x\nbody\nEOF", [("cat",), ("grep", "x")]),
     ("x=1", [()]),
+    # a quoted delimiter ends at the line holding the word without its quotes, as in bash
+    ("cat <<'EOF'\nEOF\ncmd\n'EOF'", [("cat",), ("cmd",), ("EOF",)]),
+    ('cat <<"EOF"\n$(x)\nEOF\ncmd', [("cat",), ("cmd",)]),
+    ("cat <<\\EOF\nx\nEOF\ncmd", [("cat",), ("cmd",)]),
+    ('cat <<E"O"F\nx\nEOF\ncmd', [("cat",), ("cmd",)]),
+    ("cat <<-'EOF'\n\tx\n\tEOF\ncmd", [("cat",), ("cmd",)]),
+    (
+        "git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"; cmd",
+        [("cat",), ("cmd",), ("git", "commit", "-m", "$(cat <<'EOF'\nmsg\nEOF\n)")],
+    ),
     ("git commit -m 'fix: a; b && c'", [("git", "commit", "-m", "fix: a; b && c")]),
     ("echo '$(not run)'", [("echo", "$(not run)")]),
     ("echo \"a\" 'b' c\\ d", [("echo", "a", "b", "c d")]),
@@ -101,7 +111,6 @@ INCOMPLETE = [
     ("cat <<EOF\n$(cmd)\nEOF", ("cmd",)),
     ("cat <<EOF\n'`cmd`'\nEOF", ("cmd",)),
     ("cat <<EOF\n${x:-y}\nEOF\nls", ("ls",)),
-    ("cat <<'EOF'\nEOF\ncmd\n'EOF'", ("cmd",)),
     ("echo $(true\ncmd)", ("cmd",)),
     ("echo `true\ncmd`", ("cmd",)),
     ("cat <(true\ncmd)", ("cmd",)),
@@ -110,7 +119,6 @@ INCOMPLETE = [
     # bashlex raises on valid bash
     ("a=(1 2); cmd", ("cmd",)),
     ("declare -A m=([a]=1); cmd", ("cmd",)),
-    ("git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"; cmd", ("cmd",)),
     ("time cmd", ("cmd",)),
     ("case x in y) cmd;; esac", ("cmd",)),
     ("select x in a; do cmd; done", ("cmd",)),

@@ -1149,7 +1149,6 @@ _ok(S, "printf '%s\\n' b a | sort | head -1")
 _ok(
     S,
     "git commit -m \"$(cat <<'EOF'\nfix: quoting\nEOF\n)\"",
-    gap=("usability: asks (bashlex cannot parse a quoted heredoc delimiter); this is the usual agent commit form"),
 )
 _ok(
     S,
