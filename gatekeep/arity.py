@@ -10,27 +10,28 @@ Flags never count as words; the longest prefix found decides.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from gatekeep import resources
+from gatekeep.lazyre import lazy
 
 # For a tool the table does not know, the word right after it joins the name
 # when it looks like a subcommand: lower-case letters, digits and dashes, and no
 # option before it. Paths, files (a dot), URLs, numbers and option values do
 # not. Erring towards the longer name keeps `tool *` from swallowing the
 # tool's other subcommands; measured by tests/bench/bench_names.py.
-_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
+_SUBCOMMAND = lazy(r"[a-z][a-z0-9-]*")
 
 
-@dataclass(frozen=True)
 class ArityTable:
     """The merged arity/*.toml data, and the naming rules that read it."""
 
-    arity: dict[str, int]
-    value_options: dict[str, frozenset[str]]
-    flag_aliases: dict[str, dict[str, str]]  # command name -> option spelling -> canonical spelling
+    def __init__(
+        self, arity: dict[str, int], value_options: dict[str, frozenset[str]], flag_aliases: dict[str, dict[str, str]]
+    ) -> None:
+        self.arity = arity
+        self.value_options = value_options
+        self.flag_aliases = flag_aliases  # command name -> option spelling -> canonical spelling
 
     def positional(self, argv: list[str]) -> list[int]:
         """Indexes of the tool and its non-option words; each value option's value is skipped."""

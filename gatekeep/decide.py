@@ -16,10 +16,10 @@ A line that runs no command is allowed.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections import namedtuple
 
 from gatekeep.display import visible
+from gatekeep.lazyre import lazy
 from gatekeep.match import Matches, Rule
 from gatekeep.normalize import Normalized
 from gatekeep.parse import FunctionDef, ParseResult
@@ -31,29 +31,25 @@ MAX_SUGGESTIONS = 5
 MAX_COMMANDS = 50
 
 
-@dataclass(frozen=True)
-class CommandVerdict:
-    """The verdict for one simple command, and the rule behind it."""
+class CommandVerdict(namedtuple("CommandVerdict", "normalized decision rule why")):
+    """The verdict for one simple command, and the rule behind it (or None); `why` completes
+    "`cmd` ..." in a sentence."""
 
-    normalized: Normalized
-    decision: str
-    rule: Rule | None
-    why: str  # completes "`cmd` ..." in a sentence
+    __slots__ = ()
 
     @property
     def text(self) -> str:
         return self.normalized.command.text
 
 
-@dataclass(frozen=True)
-class LineVerdict:
-    """The verdict for a whole line: the strictest of its commands', or the line's own risk."""
+class LineVerdict(namedtuple("LineVerdict", "decision reason rule commands suggestions")):
+    """The verdict for a whole line: the strictest of its commands', or the line's own risk.
 
-    decision: str
-    reason: str
-    rule: Rule | None
-    commands: tuple[CommandVerdict, ...]
-    suggestions: tuple[str, ...]
+    rule: the Rule behind it or None; commands: a CommandVerdict per simple
+    command; suggestions: patterns that would allow the line.
+    """
+
+    __slots__ = ()
 
 
 def decide(
@@ -136,7 +132,7 @@ def _decide_command(
 
 
 # `:(){ :|:& };:` and its kind, for a line the parser could not read
-_FORK_BOMB_TEXT = re.compile(r"(?P<f>[^\s(){};|&]+)\s*\(\)\s*\{\s*(?P=f)\s*\|\s*(?P=f)")
+_FORK_BOMB_TEXT = lazy(r"(?P<f>[^\s(){};|&]+)\s*\(\)\s*\{\s*(?P=f)\s*\|\s*(?P=f)")
 
 
 def fork_bomb(parsed: ParseResult) -> FunctionDef | None:

@@ -6,8 +6,6 @@ both call it, then add prompt and audit, or an explanation, on top.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gatekeep import resources
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
@@ -59,18 +57,18 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
         if depth > MAX_REENTRY_DEPTH:
             complete = False
             problems.append(f"shells nested more than {MAX_REENTRY_DEPTH} deep")
-            result.append(replace(n, reentry=None))
+            result.append(n._replace(reentry=None))
             continue
         inner = parse_line(n.reentry)
         inner, inner_normalized = _expand_scripts(inner, [normalize(c) for c in inner.commands], depth + 1)
         first = min(inner_normalized, key=lambda m: m.command.start, default=None)
         name = first.name if first is not None else n.name
         inner_normalized = [
-            replace(m, command=replace(m.command, pipeline=m.command.pipeline + pipelines, start=n.command.start))
+            m._replace(command=m.command._replace(pipeline=m.command.pipeline + pipelines, start=n.command.start))
             for m in inner_normalized
         ]
         pipelines = max([pipelines, *(m.command.pipeline for m in inner_normalized)])
-        result.append(replace(n, name=name))
+        result.append(n._replace(name=name))
         result.extend(inner_normalized)
         complete = complete and inner.complete
         problems.extend(inner.problems)

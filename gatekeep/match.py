@@ -15,7 +15,7 @@ lookup costs the same however many rules the policy has.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections import namedtuple
 from functools import cached_property
 
 from gatekeep.normalize import Normalized
@@ -25,20 +25,19 @@ VERDICTS = ("allow", "ask", "deny")
 _STAR = "\x00"  # stands in for an unescaped `*` while the pattern is escaped
 
 
-@dataclass(frozen=True)
-class FlagMatcher:
+class FlagMatcher(namedtuple("FlagMatcher", "name flags rest aliases")):
     """A deny/ask pattern read as: command name, a set of options, then the rest.
 
     `rm -rf *` matches any `rm` whose options include -r and -f, however they
     are written (`-fr`, `-r -f`, `--recursive --force`, `-rfv`), followed by
     anything. Spellings come from arity/flags.toml; commands not listed there
     keep their options as written (a set, so order still does not matter).
+
+    name: word tuple; flags: frozenset of canonical options; rest: compiled
+    regex for the other words; aliases: option spelling -> canonical spelling.
     """
 
-    name: tuple[str, ...]
-    flags: frozenset[str]
-    rest: re.Pattern
-    aliases: dict[str, str] = field(compare=False)
+    __slots__ = ()
 
     def matches(self, form: tuple[str, ...]) -> bool:
         if tuple(form[: len(self.name)]) != self.name:
@@ -84,19 +83,24 @@ def _long_option(option: str, aliases: dict[str, str]) -> str:
     return aliases[known.pop()] if len(known) == 1 and len(option) > 2 else option
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One policy pattern with its verdict and the layer and file it comes from."""
+class Rule(namedtuple("Rule", "pattern verdict layer path")):
+    """One policy pattern (canonical, see canonical()) with its verdict and the layer and file it comes from.
 
-    pattern: str  # canonical (see canonical())
-    verdict: str
-    layer: str
-    path: str
+    No __slots__: the cached properties below keep their values in the instance dict.
+    """
 
     def describe(self) -> str:
         return f"rule '{self.pattern}' ({self.verdict}) in the {self.layer} policy ({self.path})"
 
     # Compiled on first use: a policy of 10,000 rules compiles only those a line's words can reach.
+    @cached_property
+    def literal_start(self) -> str:
+        """The text every match of the first segment starts with: what comes before any `*` or `\\`,
+        without a trailing space (`git push *` also matches `git push`)."""
+        first = self.pattern.split(" | ", 1)[0]
+        end = min((i for i in (first.find("*"), first.find("\\")) if i >= 0), default=len(first))
+        return first[:end].rstrip(" ")
+
     @cached_property
     def segments(self) -> tuple[re.Pattern, ...]:
         return tuple(_segment_regex(s) for s in self.pattern.split(" | "))
@@ -212,15 +216,18 @@ def index_positions(layers) -> tuple[dict, dict]:
     return by_word, wild
 
 
-@dataclass
 class Matches:
-    """The first rule of each verdict that matched one command."""
+    """The first rule of each verdict that matched one command; maybe_*: a rule that would
+    match for some value of the command's variables or globs."""
 
-    deny: Rule | None = None
-    ask: Rule | None = None
-    allow: Rule | None = None
-    maybe_deny: Rule | None = None  # would match for some value of the command's variables or globs
-    maybe_ask: Rule | None = None
+    __slots__ = ("deny", "ask", "allow", "maybe_deny", "maybe_ask")
+
+    def __init__(self) -> None:
+        self.deny = self.ask = self.allow = self.maybe_deny = self.maybe_ask = None
+
+    def __repr__(self) -> str:
+        found = ", ".join(f"{name}={getattr(self, name).pattern!r}" for name in self.__slots__ if getattr(self, name))
+        return f"Matches({found})"
 
 
 def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
@@ -260,7 +267,7 @@ def _match_forms(verdict, i, commands, slots, index, matches) -> None:
             continue
         text = _form_text(form)
         for rule in index.candidates(verdict, form[0]):
-            if not rule.segments[0].fullmatch(text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
+            if not _matches_text(rule, text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
                 continue
             hit = _following(rule, i, commands, slots, lambda n: [_form_text(f) for f in n.deny_forms if f])
             if hit is not None:
@@ -276,12 +283,18 @@ def _match_allow(i, commands, slots, index, matches) -> None:
     `python3 *`), since only a rule that names a risky form may allow it (decide.py)."""
     text = _form_text(commands[i].allow_form)
     for rule in index.candidates("allow", commands[i].allow_form[0]):
-        if not rule.segments[0].fullmatch(text):
+        if not _matches_text(rule, text):
             continue
         hit = _following(rule, i, commands, slots, lambda n: [_form_text(n.allow_form)] if n.allow_form else [])
         for j in hit or ():
             if matches[j].allow is None or _specificity(rule) > _specificity(matches[j].allow):
                 matches[j].allow = rule
+
+
+def _matches_text(rule: Rule, text: str) -> bool:
+    """The first segment against one command's text; the literal start is checked first, so the
+    wildcard rules every line meets (`mkfs.*`, `PATH=*`) are compiled only when they could match."""
+    return text.startswith(rule.literal_start) and rule.segments[0].fullmatch(text) is not None
 
 
 def _specificity(rule: Rule) -> tuple[int, int]:

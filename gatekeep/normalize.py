@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import shlex
-from dataclasses import dataclass, field, replace
+from collections import namedtuple
 
 from gatekeep.arity import load_table
+from gatekeep.lazyre import lazy
 from gatekeep.parse import SimpleCommand
 from gatekeep.scripts import SHELLS, TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
 from gatekeep.shellwords import Word
@@ -43,20 +43,26 @@ HARMLESS_VARIABLES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Normalized:
-    """One simple command as the policy sees it: its name, and the forms rules are matched against."""
+class Normalized(
+    namedtuple(
+        "Normalized",
+        "command name deny_forms allow_form not_allowable suggestion reentry transparent exact_form unknown_forms",
+        defaults=((), None, None, False, None, ()),
+    )
+):
+    """One simple command as the policy sees it: its name, and the forms rules are matched against.
 
-    command: SimpleCommand
-    name: str
-    deny_forms: tuple[tuple[str, ...], ...]
-    allow_form: tuple[str, ...] | None
-    not_allowable: tuple[str, ...] = field(default_factory=tuple)
-    suggestion: str | None = None
-    reentry: str | None = None  # a script this command runs (`bash -c`, `eval`, `xargs`, `find -exec`), to parse
-    transparent: bool = False  # it only runs that script: its verdict is that of the script's commands
-    exact_form: str | None = None  # inline code or a shell fed by a pipe: why only a rule naming the form allows it
-    unknown_forms: tuple[str, ...] = ()  # deny forms with their variables, globs... marked (see wildmatch.py)
+    command: the SimpleCommand; deny_forms: word tuples deny and ask rules see;
+    allow_form: the one form allow rules see (None: nothing may allow it);
+    not_allowable: why no allow rule may match; reentry: a script this command
+    runs (`bash -c`, `eval`, `xargs`, `find -exec`), to parse; transparent: it
+    only runs that script, so its verdict is that of the script's commands;
+    exact_form: inline code or a shell fed by a pipe, why only a rule naming the
+    form allows it; unknown_forms: deny forms with their variables, globs...
+    marked (see wildmatch.py).
+    """
+
+    __slots__ = ()
 
 
 def normalize(command: SimpleCommand) -> Normalized:
@@ -201,7 +207,7 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return found
 
 
-_BRACES = re.compile(r"(?P<pre>[^{}]*)\{(?P<items>[^{}]*,[^{}]*)\}(?P<post>[^{}]*)")
+_BRACES = lazy(r"(?P<pre>[^{}]*)\{(?P<items>[^{}]*,[^{}]*)\}(?P<post>[^{}]*)")
 
 
 def _brace_expansion(form: tuple[str, ...]) -> tuple[str, ...]:
@@ -309,5 +315,5 @@ def resolve_after_cd(normalized: list[Normalized]) -> list[Normalized]:
             words = (words[0], *(_rule_path(w, home) for w in words[1:]))
             if words != form and words not in n.deny_forms and words not in extra:
                 extra.append(words)
-        resolved.append(replace(n, deny_forms=n.deny_forms + tuple(extra)) if extra else n)
+        resolved.append(n._replace(deny_forms=n.deny_forms + tuple(extra)) if extra else n)
     return resolved

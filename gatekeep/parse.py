@@ -15,26 +15,28 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from collections import namedtuple
 
+from gatekeep.lazyre import lazy
 from gatekeep.shellwords import Word, expansion_end, unquote
 
 PARSE_SECONDS = 0.5
 MAX_LINE_CHARS = 10_000
 
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
-_ARRAY_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=", re.DOTALL)
-_NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
+_ARRAY_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=", re.DOTALL)
+_NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
 
 
-@dataclass(frozen=True)
-class Redirect:
-    """One redirection of a command: its operator and literal target."""
+class Redirect(namedtuple("Redirect", "op target dynamic body", defaults=(False, None))):
+    """One redirection of a command: its operator and literal target.
 
-    op: str
-    target: str | None  # None when the target is a file descriptor number
-    dynamic: bool = False
-    body: str | None = None  # a heredoc's text (without its terminator line), which becomes standard input
+    target is None when it is a file descriptor number; body is a heredoc's text
+    (without its terminator line), which becomes standard input. Like every record
+    of the hot path this is a named tuple, not a dataclass (see shellwords.Word).
+    """
+
+    __slots__ = ()
 
     @property
     def stdin_text(self) -> str | None:
@@ -50,17 +52,22 @@ class Redirect:
         return True
 
 
-@dataclass(frozen=True)
-class SimpleCommand:
-    """One simple command of a line: words, leading assignments, redirections and where it stands."""
+class SimpleCommand(
+    namedtuple(
+        "SimpleCommand",
+        "words assignments redirects pipeline position start problems",
+        defaults=((), (), -1, 0, -1, ()),
+    )
+):
+    """One simple command of a line: words, leading assignments, redirections and where it stands.
 
-    words: tuple[Word, ...]
-    assignments: tuple[str, ...] = ()  # leading NAME=value, quotes removed
-    redirects: tuple[Redirect, ...] = ()
-    pipeline: int = -1  # commands with the same pipeline id are joined by `|`
-    position: int = 0  # index within that pipeline
-    start: int = -1  # where the command begins in the line (-1: found by the fallback scan)
-    problems: tuple[str, ...] = ()  # why this command must not be allowed, if anything
+    words: Word tuple; assignments: leading NAME=value, quotes removed; pipeline:
+    commands with the same pipeline id are joined by `|`; position: index within
+    that pipeline; start: where the command begins in the line (-1: found by the
+    fallback scan); problems: why this command must not be allowed, if anything.
+    """
+
+    __slots__ = ()
 
     @property
     def argv(self) -> list[str]:
@@ -72,30 +79,27 @@ class SimpleCommand:
         return " ".join(self.argv) if self.words else " ".join(self.assignments)
 
 
-@dataclass(frozen=True)
-class FunctionDef:
-    """A function the line defines, and how its body calls itself."""
+class FunctionDef(
+    namedtuple("FunctionDef", "name self_calls self_call_in_pipeline calls spawns", defaults=((), False))
+):
+    """A function the line defines, and how its body calls itself.
 
-    name: str
-    self_calls: int  # how often its body runs a command of its own name
-    self_call_in_pipeline: bool
-    calls: tuple[str, ...] = ()  # the command names its body runs
-    spawns: bool = False  # its body runs some command twice at once: in a pipeline, or twice
+    self_calls: how often its body runs a command of its own name; calls: the
+    command names its body runs; spawns: its body runs some command twice at
+    once, in a pipeline or twice.
+    """
+
+    __slots__ = ()
 
     @property
     def is_fork_bomb(self) -> bool:
         return self.self_calls >= 2 or self.self_call_in_pipeline
 
 
-@dataclass(frozen=True)
-class ParseResult:
+class ParseResult(namedtuple("ParseResult", "line commands complete problems functions", defaults=(True, (), ()))):
     """Every simple command of a line; `complete` is False when the parse cannot be trusted."""
 
-    line: str
-    commands: tuple[SimpleCommand, ...]
-    complete: bool = True
-    problems: tuple[str, ...] = ()
-    functions: tuple[FunctionDef, ...] = ()
+    __slots__ = ()
 
 
 class _ParseTimeout(BaseException):
@@ -117,9 +121,9 @@ def parse_line(line: str) -> ParseResult:
 # checks, over every line of the test corpora, that this gives exactly what the
 # bashlex path gives for every line it accepts.
 _PLAIN_WORD = r"[A-Za-z0-9_./:@%+,=-]+"
-_PLAIN_LINE = re.compile(rf" *{_PLAIN_WORD}(?: +(?:\|\||&&|;|\|) +{_PLAIN_WORD}| +{_PLAIN_WORD})* *")
-_PLAIN_TOKEN = re.compile(r"[^ ]+")
-_PLAIN_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*=")
+_PLAIN_LINE = lazy(rf" *{_PLAIN_WORD}(?: +(?:\|\||&&|;|\|) +{_PLAIN_WORD}| +{_PLAIN_WORD})* *")
+_PLAIN_TOKEN = lazy(r"[^ ]+")
+_PLAIN_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z_0-9]*=")
 _OPERATORS = {"|", "||", "&&", ";"}
 # bash's reserved words: any of them sends the line to bashlex, wherever it stands
 _RESERVED = {
@@ -229,20 +233,17 @@ def _bashlex_parse(line: str) -> list:
         sys.unraisablehook = unraisablehook
 
 
-@dataclass
 class _Walker:
     """Collects simple commands from bashlex trees, and what the tree covers of the text."""
 
-    line: str
-    commands: list[SimpleCommand] = field(default_factory=list)
-    substitutions: set[int] = field(default_factory=set)
-    heredocs: set[tuple[int, int]] = field(default_factory=set)
-    covered: bytearray = field(default_factory=bytearray)
-    pipelines: int = 0
-    functions: list[FunctionDef] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.covered = bytearray(len(self.line))
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.commands: list[SimpleCommand] = []
+        self.substitutions: set[int] = set()
+        self.heredocs: set[tuple[int, int]] = set()
+        self.covered = bytearray(len(line))
+        self.pipelines = 0
+        self.functions: list[FunctionDef] = []
 
     def cover(self, start: int, end: int) -> None:
         self.covered[start:end] = b"\x01" * (end - start)
@@ -286,7 +287,7 @@ class _Walker:
             # `{ ...; } > file`, `while ...; done < file`: the redirection applies to every command inside
             redirects = tuple(self.redirect(r) for r in getattr(node, "redirects", None) or ())
             if redirects:
-                self.commands[first:] = [replace(c, redirects=c.redirects + redirects) for c in self.commands[first:]]
+                self.commands[first:] = [c._replace(redirects=c.redirects + redirects) for c in self.commands[first:]]
 
     def function(self, node) -> None:
         first = len(self.commands)

@@ -9,21 +9,21 @@ counts wherever it stands in a cluster (`-no` holds `-o`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from gatekeep.normalize import Normalized
 from gatekeep.writes import HARMLESS
 
 
-@dataclass(frozen=True)
-class ReadOnly:
-    """A command that only reads, unless given one of its writing options."""
+class ReadOnly(namedtuple("ReadOnly", "short long words max_args subcommands", defaults=("", (), (), None, None))):
+    """A command that only reads, unless given one of its writing options.
 
-    short: str = ""  # short options that write or execute
-    long: tuple[str, ...] = ()  # long options that write or execute
-    words: tuple[str, ...] = ()  # whole arguments that write or execute (find -exec)
-    max_args: int | None = None  # more non-option arguments than this write (hostname NAME)
-    subcommands: frozenset[str] | None = None  # for git: which subcommands are read-only
+    short / long: options that write or execute; words: whole arguments that
+    write or execute (find -exec); max_args: more non-option arguments than this
+    write (hostname NAME); subcommands: for git, which subcommands are read-only.
+    """
+
+    __slots__ = ()
 
 
 def _r(short: str = "", long: str = "", words: str = "", **kw) -> ReadOnly:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from gatekeep.lazyre import lazy
 from gatekeep.shellwords import Word, expansion_end
 from gatekeep.wrappers import basename
 
@@ -243,8 +244,8 @@ INLINE_CODE = {
     "bun": ("-e", "--eval"),
     "ipython": ("-c",),
 }
-_AWK_CODE = re.compile(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
-_VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
+_AWK_CODE = lazy(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
+_VERSIONED = lazy(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
 
 
 def _options_of(word: str) -> set[str]:
@@ -289,7 +290,7 @@ def exact_form(inner: list[str], fed: bool) -> str | None:
 # command or code it is given (each reader gets the words after the tool and
 # says how, or None). Like inline code, only a rule naming the form allows them.
 # git config keys whose value git runs (or which change what git runs).
-_GIT_CODE_KEYS = re.compile(
+_GIT_CODE_KEYS = lazy(
     r"(alias\..*|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..*|diff\..*\.(command|textconv)"
     r"|diff\.external|filter\..*|credential\..*|gpg\..*program|sequence\.editor|.*\.(uploadpack|receivepack)"
     r"|uploadpack\..*|include\..*|includeif\..*|merge\..*\.driver|remote\..*\.(vcs|proxy)|protocol\..*)",
@@ -352,7 +353,7 @@ def _sed(args: list[str]) -> str | None:
 
 
 # sed's `e` command, or the `e` flag of an `s` command
-_SED_EXECUTE = re.compile(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
+_SED_EXECUTE = lazy(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
 
 
 def _shell_without_hook(args: list[str], tool: str = "bash") -> str | None:

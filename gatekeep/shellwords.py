@@ -14,12 +14,14 @@ value then keeps the expansion's source text; it is never trusted for allow.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
+
+from gatekeep.lazyre import lazy
 
 # Characters that follow `$` to start an expansion: `$name`, `${`, `$(`, `$1`, `$@`, ...
-_EXPANSION_START = re.compile(r"[A-Za-z_0-9{(@*#?$!-]")
+_EXPANSION_START = lazy(r"[A-Za-z_0-9{(@*#?$!-]")
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
-_BRACE_EXPANSION = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+_BRACE_EXPANSION = lazy(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 
 _ANSI_C_SIMPLE = {
     "a": "\a",
@@ -36,19 +38,21 @@ _ANSI_C_SIMPLE = {
     '"': '"',
     "?": "?",
 }
-_ANSI_C_NUMERIC = re.compile(
+_ANSI_C_NUMERIC = lazy(
     r"(?P<oct>[0-7]{1,3})|x(?P<hex>[0-9A-Fa-f]{1,2})|u(?P<u4>[0-9A-Fa-f]{1,4})"
     r"|U(?P<u8>[0-9A-Fa-f]{1,8})|c(?P<ctl>.)",
     re.DOTALL,
 )
 
 
-@dataclass(frozen=True)
-class Word:
-    """A word's value after quote removal, and whether bash would still expand it."""
+class Word(namedtuple("Word", "value dynamic", defaults=(False,))):
+    """A word's value after quote removal (str), and whether bash would still expand it (bool).
 
-    value: str
-    dynamic: bool = False
+    The records of the hot path are named tuples, not dataclasses: importing
+    dataclasses and generating their methods costs ~1x Python's start-up per check.
+    """
+
+    __slots__ = ()
 
 
 def unquote(src: str) -> Word:

@@ -10,11 +10,11 @@ each unknown part of the command (marked UNKNOWN) for any run within one word.
 
 from __future__ import annotations
 
-import re
+from gatekeep.lazyre import lazy
 
 UNKNOWN = "\x00"
 _STAR = "\x01"
-_EXPANSION = re.compile(
+_EXPANSION = lazy(
     r"\$\{[^}]*\}|\$\([^)]*\)?|\$[A-Za-z_][A-Za-z_0-9]*|\$[0-9@*#?$!-]|`[^`]*`?|[<>]\([^)]*\)?|\[[^\]]*\]|[*?]|\{[^}]*\}"
 )
 MAX_TEXT = 2000  # longer commands are not tried: the check costs pattern length x text length

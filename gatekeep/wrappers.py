@@ -9,20 +9,29 @@ the harmless ones (normalize.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 
-ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\+?=", re.DOTALL)
+from gatekeep.lazyre import lazy
+
+ASSIGNMENT = lazy(r"([A-Za-z_][A-Za-z_0-9]*)\+?=", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class Wrapper:
-    """A command that runs another one: how to find the inner command among its words."""
+class Wrapper(
+    namedtuple(
+        "Wrapper",
+        "value_options flags positionals harmless assignments",
+        defaults=(frozenset(), frozenset(), 0, False, False),
+    )
+):
+    """A command that runs another one: how to find the inner command among its words.
 
-    value_options: frozenset[str] = frozenset()  # options whose value is the next word
-    flags: frozenset[str] = frozenset()  # options known to take no value
-    positionals: int = 0  # words between the options and the command (timeout's DURATION)
-    harmless: bool = False  # allow rules see through it
-    assignments: bool = False  # takes NAME=value words before the command (env)
+    value_options: options whose value is the next word; flags: options known to
+    take no value; positionals: words between the options and the command
+    (timeout's DURATION); harmless: allow rules see through it; assignments:
+    takes NAME=value words before the command (env).
+    """
+
+    __slots__ = ()
 
 
 def _w(value: str = "", flags: str = "", **kw) -> Wrapper:

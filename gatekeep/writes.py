@@ -18,9 +18,10 @@ always fine.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+from gatekeep.lazyre import lazy
 
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 RC_FILES = (
@@ -42,10 +43,10 @@ RC_FILES = (
 # Files under home whose content makes programs run commands: a write asks.
 CODE_CONFIG = (".gitconfig", ".npmrc", ".yarnrc", ".curlrc", ".wgetrc", ".netrc")
 # Raw disks: writing one destroys its file systems.
-_DISK = re.compile(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)")
-_OTHER_HOME = re.compile(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
-_HOME_PREFIX = re.compile(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
-_CWD_PREFIX = re.compile(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
+_DISK = lazy(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)")
+_OTHER_HOME = lazy(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
+_HOME_PREFIX = lazy(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
+_CWD_PREFIX = lazy(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def _sed_in_place(args: list[str]) -> bool:
 
 
 # a sed `w FILE` command or `s///w FILE` flag; FILE runs to the end of the line
-_SED_WRITE = re.compile(r"(?:^|[;}\n/]|\d)\s*w\s+([^\n;]+)")
+_SED_WRITE = lazy(r"(?:^|[;}\n/]|\d)\s*w\s+([^\n;]+)")
 
 
 def _sort(args: list[str]) -> list[str]:
