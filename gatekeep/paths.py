@@ -9,20 +9,16 @@ system policy (default /etc/gatekeep/policy.yaml).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
 SYSTEM_POLICY = Path("/etc/gatekeep/policy.yaml")
 
 
-@dataclass(frozen=True)
-class Paths:
-    """The directories and files gatekeep uses, as found from the environment."""
+class Paths(namedtuple("Paths", "config_dir state_dir user_policy system_policy")):
+    """The directories and files gatekeep uses, as found from the environment (all Path)."""
 
-    config_dir: Path
-    state_dir: Path
-    user_policy: Path
-    system_policy: Path
+    __slots__ = ()
 
     @property
     def audit_log(self) -> Path:

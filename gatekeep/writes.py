@@ -18,7 +18,7 @@ always fine.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import PurePosixPath
 
 from gatekeep.lazyre import lazy
@@ -49,14 +49,11 @@ _HOME_PREFIX = lazy(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
 _CWD_PREFIX = lazy(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
 
 
-@dataclass(frozen=True)
-class WriteContext:
-    """Where a line runs and which paths no line may write."""
+class WriteContext(namedtuple("WriteContext", "cwd home protected path_dirs", defaults=((), ()))):
+    """Where a line runs and which paths no line may write: `protected` holds gatekeep's own
+    directories and files, `path_dirs` the directories of $PATH (a new file there shadows a command)."""
 
-    cwd: str
-    home: str
-    protected: tuple[str, ...] = ()  # gatekeep's own directories and files
-    path_dirs: tuple[str, ...] = ()  # $PATH: a new file there shadows a command
+    __slots__ = ()
 
     @classmethod
     def here(cls, cwd: str | None, protected: tuple[str, ...] = ()) -> WriteContext:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import sys
@@ -35,7 +34,7 @@ def check(
         "tty": _tty(),
         "pid": os.getpid(),
         "ppid": os.getppid(),
-        "user": getpass.getuser(),
+        "user": _user(),
         "shell": shell or os.path.basename(os.environ.get("SHELL", "")) or None,
     }
     try:
@@ -111,6 +110,19 @@ def _audit(path: Path, record: dict) -> None:
         audit.append(path, record)
     except OSError as e:
         raise FatalError(f"cannot write the audit log {path} ({e.strerror}); the line is blocked") from None
+
+
+def _user() -> str | None:
+    """What getpass.getuser() returns, without importing getpass (~0.3x Python's start-up)."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if os.environ.get(name):
+            return os.environ[name]
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return None
 
 
 def _tty() -> str | None:
