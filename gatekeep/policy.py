@@ -15,7 +15,7 @@ user default may not be looser than the system policy's default.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
 from gatekeep import resources
@@ -30,28 +30,23 @@ MAX_TIMEOUT = 3600
 DEFAULT_TIMEOUT = 300
 
 
-@dataclass(frozen=True)
-class Layer:
-    """One policy file: its text and what it sets."""
+class Layer(namedtuple("Layer", "name path text default timeout rules", defaults=(None, None, ()))):
+    """One policy file: its text and what it sets.
 
-    name: str  # "built-in", "system" or "user"
-    path: Path
-    text: str  # the file's content, "" when it does not exist
-    default: str | None = None
-    timeout: int | None = None
-    rules: tuple[tuple[str, str], ...] = ()  # (verdict, pattern) in file order
+    name: "built-in", "system" or "user"; path: a Path; text: the file's
+    content, "" when it does not exist; rules: (verdict, pattern) in file order.
+    """
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Policy:
-    """The layers combined: the effective default and timeout, and every rule, indexed."""
+class Policy(namedtuple("Policy", "layers default default_layer timeout index sha256")):
+    """The layers combined: the effective default and timeout, and every rule, indexed.
 
-    layers: tuple[Layer, ...]
-    default: str
-    default_layer: Layer
-    timeout: int
-    index: RuleIndex
-    sha256: str  # identifies the policy a decision was made under (recorded in the audit log)
+    sha256 identifies the policy a decision was made under (recorded in the audit log).
+    """
+
+    __slots__ = ()
 
     @property
     def rules(self) -> list[Rule]:

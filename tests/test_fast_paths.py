@@ -9,7 +9,6 @@ path would ask or deny, so each is compared with the full path here.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -63,7 +62,7 @@ def test_a_cached_policy_decides_as_a_freshly_read_one(policy_name, paths):
     fresh = load_policy(paths)  # compiles and fills the cache
     assert (paths.cache_dir / "policy-1.marshal").exists()
     cached = load_policy(paths)
-    assert cached == dataclasses.replace(fresh, index=cached.index)
+    assert cached == fresh._replace(index=cached.index)
     assert cached.rules == fresh.rules
     for name, line, cwd in _corpus():
         if name == policy_name:
