@@ -117,13 +117,13 @@ def parse_line(line: str) -> ParseResult:
 # `git log --oneline | head`, `cd src && make test`. For those, bash's grammar has
 # nothing left to decide, so they are split here without importing bashlex (≈20 ms).
 # The character set is deliberately small: no quotes, no `$`, no backslash, no glob,
-# no tilde, no braces, no redirection, no comment, no newline. tests/test_parse.py
-# checks, over every line of the test corpora, that this gives exactly what the
-# bashlex path gives for every line it accepts.
-_PLAIN_WORD = r"[A-Za-z0-9_./:@%+,=-]+"
-_PLAIN_LINE = lazy(rf" *{_PLAIN_WORD}(?: +(?:\|\||&&|;|\|) +{_PLAIN_WORD}| +{_PLAIN_WORD})* *")
-_PLAIN_TOKEN = lazy(r"[^ ]+")
-_PLAIN_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z_0-9]*=")
+# no tilde, no braces, no redirection, no comment, no newline, no tab; operators
+# stand between spaces. Plain string tests, not a regex: compiling one costs more
+# than the whole split. tests/test_parse.py checks, over every line of the test
+# corpora, that this gives exactly what the bashlex path gives for every line it accepts.
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+,=-")
+_LINE_CHARS = _WORD_CHARS | frozenset(" |&;")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _OPERATORS = {"|", "||", "&&", ";"}
 # bash's reserved words: any of them sends the line to bashlex, wherever it stands
 _RESERVED = {
@@ -134,19 +134,28 @@ _RESERVED = {
 
 def parse_plain_line(line: str) -> ParseResult | None:
     """The parse of a line of plain words joined by `|`, `&&`, `||` or `;`; None for anything else."""
-    if len(line) > MAX_LINE_CHARS or not _PLAIN_LINE.fullmatch(line):
+    if len(line) > MAX_LINE_CHARS or not _LINE_CHARS.issuperset(line):
         return None
     segments: list[list[tuple[str, int]]] = [[]]  # the words between operators, with their offsets
     operators: list[str] = []
-    for match in _PLAIN_TOKEN.finditer(line):
-        token = match.group()
+    offset = 0
+    for token in line.split(" "):
+        start, offset = offset, offset + len(token) + 1
+        if not token:
+            continue
         if token in _RESERVED:
             return None
         if token in _OPERATORS:
+            if not segments[-1]:
+                return None  # an operator first, or two in a row
             operators.append(token)
             segments.append([])
+        elif _WORD_CHARS.issuperset(token):
+            segments[-1].append((token, start))
         else:
-            segments[-1].append((token, match.start()))
+            return None  # `a|b`, `a;`, `&`: operators must stand alone between words
+    if not segments[-1]:
+        return None  # an empty line, or one that ends with an operator
     commands = []
     pipelines = position = 0
     for index, segment in enumerate(segments):
@@ -158,13 +167,18 @@ def parse_plain_line(line: str) -> ParseResult | None:
         assignments: list[str] = []
         for token, _ in segment:
             if not words and "=" in token:
-                if not _PLAIN_ASSIGNMENT.match(token):
+                if not _is_name(token.split("=", 1)[0]):
                     return None  # `a+=b`, `1=x`: leave such words to bashlex
                 assignments.append(unquote(token).value)
             else:
                 words.append(unquote(token))
         commands.append(SimpleCommand(tuple(words), tuple(assignments), (), pipelines, position, segment[0][1]))
     return ParseResult(line, tuple(commands))
+
+
+def _is_name(text: str) -> bool:
+    """A shell variable name: letters, digits and `_`, not starting with a digit."""
+    return bool(text) and not text[0].isdigit() and _NAME_CHARS.issuperset(text)
 
 
 def parse_with_bashlex(line: str) -> ParseResult:
