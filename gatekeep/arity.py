@@ -10,6 +10,7 @@ Flags never count as words; the longest prefix found decides.
 
 from __future__ import annotations
 
+import os
 from functools import cached_property, lru_cache
 
 from gatekeep import resources
@@ -80,7 +81,9 @@ def load_table() -> ArityTable:
     from gatekeep.cache import cached
     from gatekeep.paths import get_paths
 
-    sources = tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(resources.data_dir("arity").glob("*.toml")))
+    directory = resources.data_dir("arity")
+    names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))  # glob would compile a regex
+    sources = tuple((name, (directory / name).read_text(encoding="utf-8")) for name in names)
     return ArityTable(*cached(get_paths().cache_dir, "arity-1", sources, lambda: _compile(sources)))
 
 
