@@ -168,3 +168,17 @@ def paths(as_json) -> int:
     from gatekeep.commands.paths_cmd import paths_show
 
     return paths_show(as_json)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("directory", required=False, type=click.Path(exists=True, file_okay=False))
+@click.option("--revoke", is_flag=True, help="Stop trusting it: its allow rules no longer apply.")
+def trust(directory, revoke) -> int:
+    """Trust the project policy (.gatekeep.yaml) of DIRECTORY (default: here, or the nearest above).
+
+    Its deny and ask rules always apply; its allow rules apply only once trusted.
+    Trust is for the file's exact content: editing it revokes the trust.
+    """
+    from gatekeep.commands.trust import trust as run
+
+    return run(directory, revoke)

@@ -34,6 +34,11 @@ class Paths(namedtuple("Paths", "config_dir state_dir user_policy system_policy"
         return self.state_dir / "cache"
 
     @property
+    def trust_dir(self) -> Path:
+        """One file per trusted version of a project policy (project.py)."""
+        return self.state_dir / "trust"
+
+    @property
     def lock_dir(self) -> Path:
         return self.state_dir / "locks"
 

@@ -1,4 +1,4 @@
-"""The layered YAML policy: built-in, then system, then user.
+"""The layered YAML policy: built-in, then system, then user, then project.
 
     default: ask        # verdict for a command no rule decides: allow | ask | deny
     timeout: 300        # seconds a prompt waits before it denies
@@ -11,6 +11,12 @@ Rules from every layer count, and deny beats ask beats allow, so nothing in
 the user's file can allow what the built-in or system file denies. `default`
 and `timeout` come from the most specific layer that sets them, except that a
 user default may not be looser than the system policy's default.
+
+The project layer is the nearest `.gatekeep.yaml` at or above the line's
+directory (project.py). It can only tighten what the other layers say: its
+deny and ask rules always apply, its allow rules only once the user trusts
+the file, and its `default` and `timeout` count only when they are stricter
+(a stricter default, a shorter timeout) than the other layers'.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from gatekeep.cache import cached
 from gatekeep.errors import PolicyError
 from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions
 from gatekeep.paths import Paths
+from gatekeep.project import find_project_file, is_trusted, trust_key
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 KEYS = ("default", "timeout", "rules")
@@ -30,11 +37,15 @@ MAX_TIMEOUT = 3600
 DEFAULT_TIMEOUT = 300
 
 
-class Layer(namedtuple("Layer", "name path text default timeout rules", defaults=(None, None, ()))):
+class Layer(
+    namedtuple("Layer", "name path text default timeout rules ignored error", defaults=(None, None, (), (), None))
+):
     """One policy file: its text and what it sets.
 
-    name: "built-in", "system" or "user"; path: a Path; text: the file's
-    content, "" when it does not exist; rules: (verdict, pattern) in file order.
+    name: "built-in", "system", "user" or "project"; path: a Path; text: the
+    file's content, "" when it does not exist; rules: (verdict, pattern) in
+    file order; ignored: the allow patterns of an untrusted project file;
+    error: why a project file does not load (it then asks for every line).
     """
 
     __slots__ = ()
@@ -59,31 +70,62 @@ def digest(layers) -> str:
     sha = hashlib.sha256()
     for layer in layers:
         sha.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode())
+        if layer.ignored:  # the same file, untrusted, is another policy
+            sha.update(b"untrusted\0")
     return sha.hexdigest()
 
 
-def load_policy(paths: Paths, user_policy: Path | None = None) -> Policy:
+def load_policy(paths: Paths, user_policy: Path | None = None, cwd: str | None = None) -> Policy:
     """All layers; `user_policy` (from --policy) must exist, the default ones may not.
 
-    The compiled policy is cached (cache.py) against the exact text of all three
-    files, so YAML is only read when one of them changed.
+    With `cwd`, the project policy of that directory joins as the last layer.
+    The compiled policy is cached (cache.py) against the exact text of every
+    file and the project's trust, so YAML is only read when one changed; each
+    project has its own cache, so moving between projects does not rebuild.
     """
     user = user_policy or paths.user_policy
-    sources = (
-        ("built-in", resources.DEFAULT_POLICY, read_text(resources.DEFAULT_POLICY, required=True)),
-        ("system", paths.system_policy, read_text(paths.system_policy)),
-        ("user", user, read_text(user, required=user_policy is not None)),
-    )
-    key = tuple((name, str(path), text) for name, path, text in sources)
-    layers, by_word, wild, sha256 = cached(paths.cache_dir, "policy-1", key, lambda: _compile(sources))
+    sources = [
+        ("built-in", resources.DEFAULT_POLICY, read_text(resources.DEFAULT_POLICY, required=True), True),
+        ("system", paths.system_policy, read_text(paths.system_policy), True),
+        ("user", user, read_text(user, required=user_policy is not None), True),
+    ]
+    cache_name = "policy-1"
+    project_file = None if cwd is None else find_project_file(cwd)
+    if project_file is not None:
+        text = read_text(Path(project_file), required=True)
+        sources.append(("project", project_file, text, is_trusted(paths, project_file, text)))
+        cache_name = f"policy-1-{trust_key(project_file, '')[:16]}"
+    key = tuple((name, str(path), text, trusted) for name, path, text, trusted in sources)
+    layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return combine([Layer(name, Path(path), *rest) for name, path, *rest in layers], by_word, wild, sha256)
 
 
 def _compile(sources) -> tuple:
-    layers = [parse_layer(name, path, text) for name, path, text in sources]
+    layers = [_untrusted(_parse_source(name, path, text), trusted) for name, path, text, trusted in sources]
     by_word, wild = index_positions(layers)
-    fields = [(layer.name, str(layer.path), layer.text, layer.default, layer.timeout, layer.rules) for layer in layers]
+    fields = [(layer.name, str(layer.path), *layer[2:]) for layer in layers]
     return fields, by_word, wild, digest(layers)
+
+
+def _parse_source(name: str, path, text: str) -> Layer:
+    """A broken built-in, system or user file blocks every line until it is fixed. A broken
+    project file, which came with a repository, makes every line ask instead: still never
+    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out."""
+    try:
+        return parse_layer(name, path, text)
+    except PolicyError as e:
+        if name != "project":
+            raise
+        return Layer(name, path, text, rules=(("ask", "*"),), error=str(e))
+
+
+def _untrusted(layer: Layer, trusted: bool) -> Layer:
+    """An untrusted layer keeps its deny and ask rules; its allow rules are set aside."""
+    if trusted:
+        return layer
+    kept = tuple(rule for rule in layer.rules if rule[0] != "allow")
+    ignored = tuple(pattern for verdict, pattern in layer.rules if verdict == "allow")
+    return layer._replace(rules=kept, ignored=ignored)
 
 
 def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = None) -> Policy:
@@ -92,6 +134,12 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
     timeout = DEFAULT_TIMEOUT
     floor = None  # the system layer's default: no later layer may be looser
     for layer in layers:
+        if layer.name == "project":  # only ever stricter (module docstring)
+            if layer.default is not None and STRICTNESS[layer.default] > STRICTNESS[default]:
+                default, default_layer = layer.default, layer
+            if layer.timeout is not None:
+                timeout = min(timeout, layer.timeout)
+            continue
         if layer.default is not None:
             if floor is not None and STRICTNESS[layer.default] < STRICTNESS[floor.default]:
                 continue

@@ -7,11 +7,11 @@ through its arguments: `tee FILE`, `sed -i`, sed's `w FILE`, `sort -o`,
 
 A write (`>`, `>>`, `&>`, `>|`, `<>`) is **denied** when it lands on a file
 that runs code or holds secrets or the gate itself: shell start-up files,
-`~/.ssh`, `~/.config`, `/etc`, anything inside a repository's `.git` (its config and hooks run
-code), and gatekeep's
-own policy, audit log, locks and hook files. It **asks** when it lands outside
-the current directory tree, or when its target is computed at run time and so
-cannot be known. `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are
+`~/.ssh`, `~/.config`, `/etc`, anything inside a repository's `.git` (its
+config and hooks run code), gatekeep's own policy, audit log, locks, trust
+store and hook files, and any project policy (`.gatekeep.yaml`). It **asks**
+when it lands outside the current directory tree, or when its target is
+computed at run time and so cannot be known. `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are
 always fine.
 """
 
@@ -22,6 +22,7 @@ from collections import namedtuple
 from pathlib import PurePosixPath
 
 from gatekeep.lazyre import lazy
+from gatekeep.project import FILE_NAME as PROJECT_POLICY
 
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 RC_FILES = (
@@ -79,6 +80,8 @@ def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | No
     path = PurePosixPath("/" + os.path.normpath(os.path.join(ctx.cwd, literal)).lstrip("/"))  # `//etc` is /etc
     if _DISK.match(str(path)):
         return "deny", f"writes onto the disk {path}, destroying its file systems (built-in policy)"
+    if path.name == PROJECT_POLICY:
+        return "deny", f"writes to {path}, a project policy, which is protected by the built-in policy"
     protected = [PurePosixPath(p) for p in ctx.protected]
     sensitive = [home / name for home in homes for name in (*RC_FILES, ".ssh", ".config")]
     for place in [*sensitive, PurePosixPath("/etc"), *protected]:

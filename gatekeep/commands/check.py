@@ -38,7 +38,7 @@ def check(
         "shell": shell or os.path.basename(os.environ.get("SHELL", "")) or None,
     }
     try:
-        policy = load_policy(paths, policy_file)
+        policy = load_policy(paths, policy_file, record["cwd"])
     except PolicyError as e:
         record.update(
             decision="deny",
@@ -54,6 +54,9 @@ def check(
         print(f"gatekeep: blocked: {e}", file=sys.stderr)
         return EXIT_ERROR
 
+    for layer in policy.layers:
+        if layer.error:
+            print(f"gatekeep: {layer.error}; every line asks until it is fixed", file=sys.stderr)
     verdict = evaluate(line, policy, record["cwd"])
     answer = None
     if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty():

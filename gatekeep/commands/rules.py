@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -47,8 +48,13 @@ def rules_remove(pattern: str, policy_file: Path | None) -> int:
 
 
 def rules_list(policy_file: Path | None, as_json: bool) -> int:
-    policy = load_policy(get_paths(), policy_file)
+    policy = load_policy(get_paths(), policy_file, os.getcwd())
     rules = [{"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path} for r in policy.rules]
+    for layer in policy.layers:  # an untrusted project's allow rules: shown, marked, not applied
+        rules += [
+            {"pattern": p, "verdict": "allow", "layer": layer.name, "path": str(layer.path), "untrusted": True}
+            for p in layer.ignored
+        ]
     default = {"verdict": policy.default, "layer": policy.default_layer.name, "path": str(policy.default_layer.path)}
     if as_json:
         click.echo(json.dumps({"default": default, "timeout": policy.timeout, "rules": rules}, ensure_ascii=False))
@@ -57,14 +63,18 @@ def rules_list(policy_file: Path | None, as_json: bool) -> int:
     click.echo(f"timeout: {policy.timeout} s")
     width = max((len(r["pattern"]) for r in rules), default=7)
     for rule in rules:
-        click.echo(f"{rule['verdict']:<6} {visible(rule['pattern']):<{width}}  {rule['layer']}: {rule['path']}")
+        where = f"{rule['layer']}: {rule['path']}"
+        if rule.get("untrusted"):
+            where += " (not applied: run `gatekeep trust` there to apply its allow rules)"
+        click.echo(f"{rule['verdict']:<6} {visible(rule['pattern']):<{width}}  {where}")
     return EXIT_ALLOW
 
 
 def rules_test(line: str, policy_file: Path | None, as_json: bool) -> int:
     """Explain the verdict; no prompt, no audit record."""
-    policy = load_policy(get_paths(), policy_file)
+    policy = load_policy(get_paths(), policy_file, os.getcwd())
     verdict = evaluate(line, policy)
+    errors = [layer.error for layer in policy.layers if layer.error]
     if as_json:
         data = verdict_json(verdict)
         for entry, command in zip(data["commands"], verdict.commands, strict=True):
@@ -72,8 +82,10 @@ def rules_test(line: str, policy_file: Path | None, as_json: bool) -> int:
             entry["allow_form"] = " ".join(command.normalized.allow_form) if command.normalized.allow_form else None
             entry["layer"] = command.rule.layer if command.rule else None
             entry["why"] = command.why
-        click.echo(json.dumps({"command": line, **data}, ensure_ascii=False))
+        click.echo(json.dumps({"command": line, **data, "policy_errors": errors}, ensure_ascii=False))
         return EXIT_ALLOW
+    for error in errors:
+        click.echo(f"policy: {error}; every line asks until it is fixed")
     click.echo(f"verdict: {verdict.decision}: {verdict.reason}")
     for n, command in enumerate(verdict.commands, 1):
         normalized = command.normalized

@@ -30,7 +30,7 @@ CHUNK = 200
 
 def scan(source: str, policy_file: Path | None, as_json: bool, null: bool) -> int:
     global _policy, _context
-    _policy = load_policy(get_paths(), policy_file)
+    _policy = load_policy(get_paths(), policy_file, os.getcwd())
     _context = write_context(None)
     lines = list(_read(source, null))
     distinct = list(dict.fromkeys(lines))  # identical lines are decided once

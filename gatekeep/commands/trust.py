@@ -1,0 +1,39 @@
+"""`gatekeep trust [DIR] [--revoke]`: let a project policy's allow rules apply, or stop them."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from gatekeep import project
+from gatekeep.display import visible
+from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
+from gatekeep.paths import get_paths
+from gatekeep.policy import parse_layer, read_text
+
+
+def trust(directory: str | None, revoke: bool) -> int:
+    start = directory or os.getcwd()
+    path = project.find_project_file(start)
+    if path is None:
+        raise FatalError(f"no {project.FILE_NAME} in {start} or above it")
+    paths = get_paths()
+    if revoke:
+        if project.revoke(paths, path) == 0:
+            click.echo(f"gatekeep: {path} was not trusted", err=True)
+            return EXIT_BLOCKED
+        click.echo(f"revoked trust in {path}: its allow rules no longer apply")
+        return EXIT_ALLOW
+    from pathlib import Path
+
+    text = read_text(Path(path), required=True)
+    layer = parse_layer("project", Path(path), text)  # a file that does not load is never trusted
+    allow = [pattern for verdict, pattern in layer.rules if verdict == "allow"]
+    project.trust(paths, path, text)  # the text just read and checked, not what the file holds later
+    click.echo(f"trusted {path} as it is now; editing it revokes the trust")
+    for pattern in allow:
+        click.echo(f"  allow {visible(pattern)}")
+    if not allow:
+        click.echo("  (it has no allow rules: its deny and ask rules apply with or without trust)")
+    return EXIT_ALLOW

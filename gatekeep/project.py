@@ -1,0 +1,81 @@
+"""Project policies: a repository's `.gatekeep.yaml`, and the user's trust in it.
+
+The nearest `.gatekeep.yaml` in the line's directory or above it is the
+project layer. Its deny and ask rules apply at once: they can only make the
+gate stricter, so a cloned repository needs no trust to protect its user.
+Its allow rules apply only once the user has run `gatekeep trust` there.
+
+Trust works as direnv's `direnv allow` does: it is recorded as the SHA-256 of
+the file's absolute path and exact content, one empty file per trusted
+version in `<state dir>/trust/`. Any edit changes the hash, so an edited file
+is untrusted until trusted again, and a trusted file copied into another
+repository is not trusted there. Checking trust is one `stat`, and revoking
+it removes the files: nothing to lock, nothing to corrupt. The state
+directory and every `.gatekeep.yaml` are protected from writes by the
+built-in policy (writes.py), like the user's own policy.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gatekeep.paths import Paths
+
+FILE_NAME = ".gatekeep.yaml"
+
+
+def find_project_file(cwd: str) -> str | None:
+    """The nearest `.gatekeep.yaml` at or above `cwd`, as an absolute path, or None."""
+    directory = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(directory, FILE_NAME)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def trust_key(path: str, text: str) -> str:
+    """What trust is recorded under: the file's absolute path and its exact content."""
+    import hashlib  # only in a project directory: ~0.3x Python's start-up
+
+    return hashlib.sha256(f"{os.path.abspath(path)}\0{text}".encode()).hexdigest()
+
+
+def _trust_file(paths: Paths, path: str, text: str) -> Path:
+    return paths.trust_dir / trust_key(path, text)
+
+
+def is_trusted(paths: Paths, path: str, text: str) -> bool:
+    return _trust_file(paths, path, text).is_file()
+
+
+def trust(paths: Paths, path: str, text: str) -> None:
+    """Record trust in this exact content of the file at `path`."""
+    paths.trust_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    marker = _trust_file(paths, path, text)
+    # the file names the policy it trusts, so `revoke` finds old versions too
+    fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(os.path.abspath(path) + "\n")
+
+
+def revoke(paths: Paths, path: str) -> int:
+    """Forget trust in every version of the file at `path`; returns how many were trusted."""
+    target = os.path.abspath(path) + "\n"
+    removed = 0
+    try:
+        markers = list(paths.trust_dir.iterdir())
+    except FileNotFoundError:
+        return 0
+    for marker in markers:
+        try:
+            if marker.read_text(encoding="utf-8") == target:
+                marker.unlink()
+                removed += 1
+        except (OSError, UnicodeDecodeError):
+            continue
+    return removed

@@ -1,0 +1,194 @@
+"""Project policies (.gatekeep.yaml): deny and ask apply at once, allow only once trusted by content hash."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatekeep import project
+from gatekeep.gate import evaluate
+from gatekeep.paths import get_paths
+from gatekeep.policy import load_policy
+from tests.conftest import write
+
+PROJECT = """\
+timeout: 20
+rules:
+  allow: ["make *", "rm -rf /"]
+  ask: ["git commit *"]
+  deny: ["git push *"]
+"""
+
+
+def gatekeep(cwd: Path, *argv: str) -> subprocess.CompletedProcess:
+    """The real command, run in `cwd` (the test's GATEKEEP_HOME and HOME come through the environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "gatekeep", *argv], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    write(tmp_path / "repo" / ".gatekeep.yaml", PROJECT)
+    (tmp_path / "repo" / "src" / "deep").mkdir(parents=True)
+    return tmp_path / "repo"
+
+
+def decide(line: str, cwd: Path) -> str:
+    return evaluate(line, load_policy(get_paths(), cwd=str(cwd)), str(cwd)).decision
+
+
+# (line, verdict while untrusted, verdict once trusted)
+CASES = [
+    ("git push origin main", "deny", "deny"),  # project deny: no trust needed
+    ("git commit -m x", "ask", "ask"),  # project ask: no trust needed
+    ("make test", "ask", "allow"),  # project allow: only once trusted
+    ("make -j4 all", "ask", "allow"),
+    ("rm -rf /", "deny", "deny"),  # a trusted project cannot allow what the built-in policy denies
+    ("git status", "allow", "allow"),  # the built-in allow still counts
+    ("make test && git push", "deny", "deny"),
+    ("echo hi > .gatekeep.yaml", "deny", "deny"),  # the project policy is protected like the user's
+    ("tee src/.gatekeep.yaml", "deny", "deny"),
+    ("gatekeep trust", "ask", "ask"),  # an agent typing the approval still meets a prompt
+]
+
+
+@pytest.mark.parametrize("line,untrusted,trusted", CASES)
+def test_project_rules_by_trust(repo, line, untrusted, trusted):
+    deep = repo / "src" / "deep"  # the nearest .gatekeep.yaml above the directory counts
+    assert decide(line, deep) == untrusted
+    assert gatekeep(repo, "trust").returncode == 0
+    assert decide(line, deep) == trusted
+
+
+def test_outside_the_project_its_rules_do_not_apply(repo, tmp_path):
+    assert decide("git push", repo) == "deny"
+    assert decide("git push", tmp_path) == "ask"  # the built-in default
+
+
+def test_the_nearest_project_file_wins(repo):
+    write(repo / "src" / ".gatekeep.yaml", "rules:\n  deny: ['make *']\n")
+    assert project.find_project_file(str(repo / "src" / "deep")) == str(repo / "src" / ".gatekeep.yaml")
+    assert decide("make test", repo / "src") == "deny"
+    assert decide("git push", repo / "src") == "ask"  # the outer file is not read
+
+
+def test_editing_the_file_revokes_trust(repo):
+    gatekeep(repo, "trust")
+    assert decide("make test", repo) == "allow"
+    with open(repo / ".gatekeep.yaml", "a") as f:
+        f.write("# one more comment\n")
+    assert decide("make test", repo) == "ask"
+    gatekeep(repo, "trust")
+    assert decide("make test", repo) == "allow"
+
+
+def test_a_trusted_file_copied_elsewhere_is_not_trusted(repo, tmp_path):
+    gatekeep(repo, "trust")
+    shutil.copytree(repo, tmp_path / "clone")
+    assert decide("make test", tmp_path / "clone") == "ask"
+    assert decide("make test", repo) == "allow"
+
+
+def test_revoke(repo):
+    assert gatekeep(repo, "trust").returncode == 0
+    result = gatekeep(repo / "src", "trust", "--revoke")
+    assert result.returncode == 0, result.stderr
+    assert "revoked" in result.stdout
+    assert decide("make test", repo) == "ask"
+    again = gatekeep(repo, "trust", "--revoke")
+    assert again.returncode == 1
+    assert "was not trusted" in again.stderr
+
+
+def test_revoke_forgets_every_version(repo):
+    gatekeep(repo, "trust")
+    (repo / ".gatekeep.yaml").write_text(PROJECT + "# v2\n")
+    gatekeep(repo, "trust")
+    assert len(list(get_paths().trust_dir.iterdir())) == 2
+    gatekeep(repo, "trust", "--revoke")
+    assert list(get_paths().trust_dir.iterdir()) == []
+    (repo / ".gatekeep.yaml").write_text(PROJECT)  # the first version again: still revoked
+    assert decide("make test", repo) == "ask"
+
+
+def test_trust_shows_what_it_trusts_and_names_the_file(repo):
+    result = gatekeep(repo / "src", "trust")
+    assert result.returncode == 0
+    assert str(repo / ".gatekeep.yaml") in result.stdout
+    assert "allow make *" in result.stdout
+
+
+def test_trust_without_a_project_file(tmp_path):
+    result = gatekeep(tmp_path, "trust")
+    assert result.returncode == 2
+    assert result.stderr.startswith("gatekeep: no .gatekeep.yaml in")
+
+
+def test_a_broken_project_file_is_never_trusted_and_makes_every_line_ask(repo):
+    (repo / ".gatekeep.yaml").write_text("rules:\n  allow: [make *\n")
+    result = gatekeep(repo, "trust")
+    assert result.returncode == 2
+    assert "policy error" in result.stderr
+    assert not get_paths().trust_dir.exists()
+    assert decide("git status", repo) == "ask"  # even what the built-in policy allows
+    assert decide("rm -rf /", repo) == "deny"  # and deny still denies
+    check = gatekeep(repo, "check", "--no-prompt", "--", "cd ..")
+    assert check.returncode == 1
+    assert "every line asks until it is fixed" in check.stderr
+
+
+@pytest.mark.parametrize(
+    "settings,default,timeout",
+    [
+        ("default: allow\ntimeout: 900\n", "ask", 300),  # looser: ignored, trusted or not
+        ("default: deny\ntimeout: 5\n", "deny", 5),  # stricter: applies
+    ],
+)
+def test_a_project_can_only_tighten_default_and_timeout(repo, settings, default, timeout):
+    (repo / ".gatekeep.yaml").write_text(settings)
+    gatekeep(repo, "trust")
+    policy = load_policy(get_paths(), cwd=str(repo))
+    assert (policy.default, policy.timeout) == (default, timeout)
+
+
+def test_rules_list_marks_untrusted_allow_rules(repo):
+    listed = json.loads(gatekeep(repo, "rules", "list", "--json").stdout)["rules"]
+    project_rules = {(r["verdict"], r["pattern"], r.get("untrusted", False)) for r in listed if r["layer"] == "project"}
+    assert project_rules == {
+        ("allow", "make *", True),
+        ("allow", "rm -rf /", True),
+        ("ask", "git commit *", False),
+        ("deny", "git push *", False),
+    }
+    assert "run `gatekeep trust` there" in gatekeep(repo, "rules", "list").stdout
+
+
+def test_rules_test_names_the_project_layer(repo):
+    gatekeep(repo, "trust")
+    result = json.loads(gatekeep(repo, "rules", "test", "--json", "--", "make test").stdout)
+    assert result["decision"] == "allow"
+    assert result["commands"][0]["layer"] == "project"
+
+
+def test_check_uses_the_project_of_its_cwd(repo, tmp_path):
+    gatekeep(repo, "trust")
+    assert gatekeep(tmp_path, "check", "-q", "--no-prompt", "--cwd", str(repo), "--", "make test").returncode == 0
+    assert gatekeep(tmp_path, "check", "-q", "--no-prompt", "--", "make test").returncode == 1
+    records = [json.loads(line) for line in get_paths().audit_log.read_text().splitlines()]
+    assert [r["outcome"] for r in records] == ["allow", "deny"]
+
+
+def test_each_project_has_its_own_cache(repo, tmp_path):
+    other = write(tmp_path / "other" / ".gatekeep.yaml", "rules:\n  deny: ['make *']\n").parent
+    for _ in range(2):
+        assert decide("make test", repo) == "ask"
+        assert decide("make test", other) == "deny"
+    names = sorted(os.listdir(get_paths().cache_dir))
+    assert len([n for n in names if n.startswith("policy-1-")]) == 2
