@@ -69,6 +69,38 @@ def append(path: Path, record: dict) -> None:
         os.close(fd)  # also releases the lock
 
 
+def send_to_syslog(address: str, record: dict) -> None:
+    """Also send `record` to the system log at `address` (a Unix socket; /dev/log reaches
+    journald where systemd runs it), as `gatekeep: {json}` under the authpriv facility,
+    which syslog daemons keep readable by root only: command lines can hold secrets.
+
+    The JSONL file stays the source of truth, so this is called after append() and its
+    OSError only warns. logging is imported here, never on the usual hot path.
+    """
+    import logging
+    from logging.handlers import SysLogHandler
+
+    class Handler(SysLogHandler):
+        def handleError(self, _record):  # raise what emit() caught, instead of printing it
+            raise
+
+    handler = Handler(address=address, facility=SysLogHandler.LOG_AUTHPRIV)
+    try:
+        handler.ident = "gatekeep: "
+        level = logging.WARNING if record.get("outcome") == "deny" else logging.INFO
+        handler.emit(
+            logging.makeLogRecord(
+                {
+                    "msg": json.dumps(record, ensure_ascii=False),
+                    "levelno": level,
+                    "levelname": logging.getLevelName(level),
+                }
+            )
+        )
+    finally:
+        handler.close()
+
+
 def read_last(path: Path, count: int, keep: Callable[[dict], bool] = lambda r: True) -> list[dict]:
     """The last `count` records that `keep` accepts, oldest first; lines that are not JSON are skipped.
 

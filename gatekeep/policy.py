@@ -6,6 +6,8 @@
       allow: ["git status *", "npm run build *"]
       ask:   ["git push *"]
       deny:  ["rm -rf *", "curl * | sh"]
+    audit:
+      syslog: true      # also send each audit record to the system log (or a socket's path)
 
 Rules from every layer count, and deny beats ask beats allow, so nothing in
 the user's file can allow what the built-in or system file denies. `default`
@@ -16,7 +18,12 @@ The project layer is the nearest `.gatekeep.yaml` at or above the line's
 directory (project.py). It can only tighten what the other layers say: its
 deny and ask rules always apply, its allow rules only once the user trusts
 the file, and its `default` and `timeout` count only when they are stricter
-(a stricter default, a shorter timeout) than the other layers'.
+(a stricter default, a shorter timeout) than the other layers'. It cannot
+set `audit`.
+
+`audit: {syslog: ...}` is on when any other layer turns it on, and the most
+general layer that does names the socket: a user cannot turn off, nor divert,
+what the system policy sends to the system log.
 """
 
 from __future__ import annotations
@@ -32,29 +39,34 @@ from gatekeep.paths import Paths
 from gatekeep.project import find_project_file, is_trusted, trust_key
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "timeout", "rules")
+KEYS = ("default", "timeout", "rules", "audit")
+SYSLOG_SOCKET = "/dev/log"  # syslogd's, or journald's where systemd runs
 MAX_TIMEOUT = 3600
 DEFAULT_TIMEOUT = 300
 
 
 class Layer(
-    namedtuple("Layer", "name path text default timeout rules ignored error", defaults=(None, None, (), (), None))
+    namedtuple(
+        "Layer", "name path text default timeout rules ignored error syslog", defaults=(None, None, (), (), None, None)
+    )
 ):
     """One policy file: its text and what it sets.
 
     name: "built-in", "system", "user" or "project"; path: a Path; text: the
     file's content, "" when it does not exist; rules: (verdict, pattern) in
     file order; ignored: the allow patterns of an untrusted project file;
-    error: why a project file does not load (it then asks for every line).
+    error: why a project file does not load (it then asks for every line);
+    syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path).
     """
 
     __slots__ = ()
 
 
-class Policy(namedtuple("Policy", "layers default default_layer timeout index sha256")):
+class Policy(namedtuple("Policy", "layers default default_layer timeout index sha256 syslog")):
     """The layers combined: the effective default and timeout, and every rule, indexed.
 
-    sha256 identifies the policy a decision was made under (recorded in the audit log).
+    sha256 identifies the policy a decision was made under (recorded in the audit log);
+    syslog is the socket audit records also go to, or None.
     """
 
     __slots__ = ()
@@ -133,6 +145,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
     default, default_layer = "ask", layers[0]
     timeout = DEFAULT_TIMEOUT
     floor = None  # the system layer's default: no later layer may be looser
+    syslog = None
     for layer in layers:
         if layer.name == "project":  # only ever stricter (module docstring)
             if layer.default is not None and STRICTNESS[layer.default] > STRICTNESS[default]:
@@ -140,6 +153,8 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
             if layer.timeout is not None:
                 timeout = min(timeout, layer.timeout)
             continue
+        if layer.syslog and syslog is None:
+            syslog = SYSLOG_SOCKET if layer.syslog is True else layer.syslog
         if layer.default is not None:
             if floor is not None and STRICTNESS[layer.default] < STRICTNESS[floor.default]:
                 continue
@@ -149,7 +164,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
         if layer.timeout is not None:
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
-    return Policy(tuple(layers), default, default_layer, timeout, index, sha256 or digest(layers))
+    return Policy(tuple(layers), default, default_layer, timeout, index, sha256 or digest(layers), syslog)
 
 
 def read_text(path: Path, required: bool = False) -> str:
@@ -191,7 +206,25 @@ def parse_layer(name: str, path: Path, text: str) -> Layer:
     # plain str and int: ruamel's scalar subclasses cannot be cached (cache.py)
     default = None if default is None else str(default)
     timeout = None if timeout is None else int(timeout)
-    return Layer(name, path, text, default, timeout, tuple(_rules(path, data)))
+    rules = tuple(_rules(path, data))
+    return Layer(name, path, text, default, timeout, rules, syslog=_syslog(path, data))
+
+
+def _syslog(path: Path, data: dict) -> bool | str | None:
+    audit = data.get("audit")
+    if audit is None:
+        return None
+    if not isinstance(audit, dict):
+        raise PolicyError(path, "must be a mapping, e.g. {syslog: true}", _line(data, "audit"), "audit")
+    for key in audit:
+        if key != "syslog":
+            raise PolicyError(path, "unknown key; expected syslog", _line(audit, key), f"audit.{key}")
+    value = audit.get("syslog")
+    if value is None or type(value) is bool:
+        return value
+    if isinstance(value, str) and value.startswith("/"):
+        return str(value)
+    raise PolicyError(path, "must be true, false or a socket's absolute path", _line(audit, "syslog"), "audit.syslog")
 
 
 def _rules(path: Path, data: dict) -> list[tuple[str, str]]:

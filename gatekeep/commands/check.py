@@ -79,6 +79,8 @@ def check(
         policy_sha256=policy.sha256,
     )
     _audit(paths.audit_log, record)
+    if policy.syslog:
+        _syslog(policy.syslog, record)
 
     if as_json:
         output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}
@@ -113,6 +115,15 @@ def _audit(path: Path, record: dict) -> None:
         audit.append(path, record)
     except OSError as e:
         raise FatalError(f"cannot write the audit log {path} ({e.strerror}); the line is blocked") from None
+
+
+def _syslog(address: str, record: dict) -> None:
+    """The decision is already in the audit log, which is the source of truth: a system log
+    that cannot be reached is reported, not a reason to block the line."""
+    try:
+        audit.send_to_syslog(address, record)
+    except OSError as e:
+        print(f"gatekeep: could not send the audit record to syslog at {address} ({e})", file=sys.stderr)
 
 
 def _user() -> str | None:
