@@ -2,12 +2,11 @@
 
 `re.compile` runs the pure-Python regex compiler: gatekeep's two dozen module
 level patterns cost about 0.4x Python's start-up to compile at import, on every
-`gatekeep check`, though a typical line needs only a few of them.
+`gatekeep check`, though a typical line needs only a few of them, or none; the
+`re` module itself is imported only when one is first needed.
 """
 
 from __future__ import annotations
-
-import re
 
 
 class LazyPattern:
@@ -18,6 +17,8 @@ class LazyPattern:
 
     def __getattr__(self, name: str):
         # only called for attributes not set yet: compile, then keep the bound method on the instance
+        import re  # here, not at the top: with enum and functools it costs ~0.8x Python's start-up
+
         value = getattr(re.compile(*self._source), name)
         setattr(self, name, value)
         return value

@@ -14,12 +14,15 @@ lookup costs the same however many rules the policy has.
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 from functools import cached_property
 
 from gatekeep.normalize import Normalized
 from gatekeep.wildmatch import UNKNOWN, could_match
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hot path avoids it)
+if TYPE_CHECKING:
+    import re
 
 VERDICTS = ("allow", "ask", "deny")
 _STAR = "\x00"  # stands in for an unescaped `*` while the pattern is escaped
@@ -157,6 +160,8 @@ def _flag_matcher(text: str) -> FlagMatcher | None:
 
 
 def _segment_regex(segment: str) -> re.Pattern:
+    import re  # only when a rule with a wildcard is first tried: see lazyre.py
+
     segment = segment.replace("\\*", "\\\x01").replace("*", _STAR).replace("\\\x01", "*")
     prefix = segment.endswith(" " + _STAR)
     if prefix:

@@ -214,7 +214,7 @@ def _brace_expansion(form: tuple[str, ...]) -> tuple[str, ...]:
     """Words with one `{a,b}` list each, expanded as bash does (`x{a,b}` is `xa xb`)."""
     out: list[str] = []
     for word in form:
-        m = _BRACES.fullmatch(word)
+        m = _BRACES.fullmatch(word) if "{" in word else None  # most lines have no brace: no regex
         out += [m["pre"] + item + m["post"] for item in m["items"].split(",")] if m else [word]
     return tuple(out)
 

@@ -13,7 +13,6 @@ the raw text (`fallback.py`), so that deny rules apply; it is never allowed.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections import namedtuple
 
@@ -24,7 +23,7 @@ PARSE_SECONDS = 0.5
 MAX_LINE_CHARS = 10_000
 
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
-_ARRAY_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=", re.DOTALL)
+_ARRAY_ASSIGNMENT = lazy(r"(?s)[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=")
 _NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
 
 

@@ -10,7 +10,6 @@ may allow them (decide.py).
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from gatekeep.lazyre import lazy
@@ -245,7 +244,8 @@ INLINE_CODE = {
     "ipython": ("-c",),
 }
 _AWK_CODE = lazy(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
-_VERSIONED = lazy(r"(python|pypy|ruby|perl|php|lua)[0-9.]*")
+_VERSIONED_FAMILIES = ("python", "pypy", "ruby", "perl", "php", "lua")
+_VERSIONED = lazy(rf"({'|'.join(_VERSIONED_FAMILIES)})[0-9.]*")
 
 
 def _options_of(word: str) -> set[str]:
@@ -266,7 +266,8 @@ def exact_form(inner: list[str], fed: bool) -> str | None:
     allowed only by a rule that names that form.
     """
     tool = basename(inner[0])
-    family = m.group(1) if (m := _VERSIONED.fullmatch(tool)) else tool
+    versioned = tool.startswith(_VERSIONED_FAMILIES) and (m := _VERSIONED.fullmatch(tool))  # no regex for `git`
+    family = m.group(1) if versioned else tool
     options = [w for w in inner[1:] if w.startswith("-")]
     flags = INLINE_CODE.get(family, ())
     if any(_options_of(w) & set(flags) for w in inner[1:]):
@@ -291,10 +292,9 @@ def exact_form(inner: list[str], fed: bool) -> str | None:
 # says how, or None). Like inline code, only a rule naming the form allows them.
 # git config keys whose value git runs (or which change what git runs).
 _GIT_CODE_KEYS = lazy(
-    r"(alias\..*|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..*|diff\..*\.(command|textconv)"
+    r"(?i)(alias\..*|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..*|diff\..*\.(command|textconv)"
     r"|diff\.external|filter\..*|credential\..*|gpg\..*program|sequence\.editor|.*\.(uploadpack|receivepack)"
-    r"|uploadpack\..*|include\..*|includeif\..*|merge\..*\.driver|remote\..*\.(vcs|proxy)|protocol\..*)",
-    re.IGNORECASE,
+    r"|uploadpack\..*|include\..*|includeif\..*|merge\..*\.driver|remote\..*\.(vcs|proxy)|protocol\..*)"
 )
 
 
@@ -330,10 +330,13 @@ def _option_runs(*names: str, what: str = "runs the command"):
     return reader
 
 
+_SSH_COMMAND_OPTION = lazy(r"(?i)\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand)")
+
+
 def _ssh(args: list[str]) -> str | None:
     for i, arg in enumerate(args):
         value = args[i + 1] if arg == "-o" and i + 1 < len(args) else arg[2:] if arg.startswith("-o") else ""
-        if re.match(r"\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand)", value, re.IGNORECASE):
+        if _SSH_COMMAND_OPTION.match(value):
             return "runs a local command given with -o"
     return None
 

@@ -13,7 +13,6 @@ value then keeps the expansion's source text; it is never trusted for allow.
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 
 from gatekeep.lazyre import lazy
@@ -39,9 +38,8 @@ _ANSI_C_SIMPLE = {
     "?": "?",
 }
 _ANSI_C_NUMERIC = lazy(
-    r"(?P<oct>[0-7]{1,3})|x(?P<hex>[0-9A-Fa-f]{1,2})|u(?P<u4>[0-9A-Fa-f]{1,4})"
-    r"|U(?P<u8>[0-9A-Fa-f]{1,8})|c(?P<ctl>.)",
-    re.DOTALL,
+    r"(?s)(?P<oct>[0-7]{1,3})|x(?P<hex>[0-9A-Fa-f]{1,2})|u(?P<u4>[0-9A-Fa-f]{1,4})"
+    r"|U(?P<u8>[0-9A-Fa-f]{1,8})|c(?P<ctl>.)"
 )
 
 

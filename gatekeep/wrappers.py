@@ -8,12 +8,11 @@ the harmless ones (normalize.py).
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 
 from gatekeep.lazyre import lazy
 
-ASSIGNMENT = lazy(r"([A-Za-z_][A-Za-z_0-9]*)\+?=", re.DOTALL)
+ASSIGNMENT = lazy(r"(?s)([A-Za-z_][A-Za-z_0-9]*)\+?=")
 
 
 class Wrapper(
