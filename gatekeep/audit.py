@@ -10,7 +10,6 @@ matters on the hot path. The file is created private (0600).
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -53,8 +52,43 @@ def timestamp(seconds: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((seconds - whole) * 1000):03d}Z"
 
 
+def encode(record: dict) -> str:
+    """`json.dumps(record, ensure_ascii=False)`, without importing json for the usual flat record.
+
+    The json package imports re, and with it enum and functools: ~1x Python's
+    start-up on every check. A record of strings, whole numbers, booleans and
+    None is written here with json's own C string encoder, which gives the same
+    text (tests/test_audit.py compares them); anything else goes to json.
+    """
+    try:
+        from _json import encode_basestring as quote  # what json.dumps(ensure_ascii=False) uses
+    except ImportError:  # another Python implementation
+        quote = None
+    parts = []
+    for key, value in record.items():
+        kind = type(value)
+        if quote is None or type(key) is not str:
+            break
+        if kind is str:
+            text = quote(value)
+        elif kind is bool or value is None:
+            text = "true" if value is True else "false" if value is False else "null"
+        elif kind is int:
+            text = int.__repr__(value)
+        else:
+            break
+        parts.append(f"{quote(key)}: {text}")
+    else:
+        return "{" + ", ".join(parts) + "}"
+    import json
+
+    return json.dumps(record, ensure_ascii=False)
+
+
 def append(path: Path, record: dict) -> None:
-    data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+    # a line that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
+    # (surrogateescape); they are written as JSON escapes (\udcff), so the line stays JSON
+    data = (encode(record) + "\n").encode("utf-8", "backslashreplace")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -91,7 +125,7 @@ def send_to_syslog(address: str, record: dict) -> None:
         handler.emit(
             logging.makeLogRecord(
                 {
-                    "msg": json.dumps(record, ensure_ascii=False),
+                    "msg": encode(record),
                     "levelno": level,
                     "levelname": logging.getLevelName(level),
                 }
@@ -142,6 +176,8 @@ def _records(lines) -> Iterator[dict]:
 
 
 def _decode(raw: bytes) -> dict | None:
+    import json
+
     try:
         record = json.loads(raw)
     except ValueError:

@@ -9,6 +9,8 @@ import uuid
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gatekeep import audit
 from gatekeep.paths import get_paths
@@ -83,3 +85,37 @@ def test_ids_are_random_version_4_uuids():
 def test_timestamps_are_what_datetime_gives(seconds):
     expected = datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds")
     assert audit.timestamp(seconds) == expected.replace("+00:00", "Z")
+
+
+SCALARS = st.one_of(st.text(), st.integers(), st.booleans(), st.none())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text(), SCALARS, max_size=20))
+def test_encode_writes_what_json_dumps_writes(record):
+    assert audit.encode(record) == json.dumps(record, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"command": "echo \x1b[31m\u202e\0 \"q\" \\ \ud800 ✓", "pid": -1, "big": 2**70, "ok": True, "no": None},
+        {"commands": [{"argv": ["ls"]}], "n": 1.5},  # not flat: json writes it
+        {1: "int key"},
+    ],
+)
+def test_encode_edge_cases_match_json(record):
+    assert audit.encode(record) == json.dumps(record, ensure_ascii=False)
+
+
+def test_a_line_that_is_not_utf8_is_decided_and_audited(tmp_path):
+    """Python hands the bad byte over as a lone surrogate; the record must still be written, as JSON."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable.encode(), b"-m", b"gatekeep", b"check", b"--", b"echo caf\xe9"]
+    result = subprocess.run(argv, capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    (record,) = audit.read_last(get_paths().audit_log, 1)
+    assert record["command"] == "echo caf\udce9"
+    assert record["outcome"] == "allow"
