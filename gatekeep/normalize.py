@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import shlex
 from collections import namedtuple
 
 from gatekeep.arity import load_table
@@ -132,6 +131,8 @@ def _xargs_script(options: list[str], inner: list[str]) -> str:
         elif option in ("-i", "--replace") or option.startswith(("-i", "--replace=")):
             replace = option.split("=", 1)[1] if "=" in option else (option[2:] or "{}")
     if not replace:
+        import shlex  # here: shlex imports re, which typical lines never need
+
         return shlex.join(inner) + ' "$XARGS_INPUT"'
     quoted = ["'" + word.replace("'", "'\\''") + "'" for word in inner]
     return " ".join(q.replace(replace, "'\"$XARGS_INPUT\"'") for q in quoted)

@@ -10,8 +10,6 @@ may allow them (decide.py).
 
 from __future__ import annotations
 
-import shlex
-
 from gatekeep.lazyre import lazy
 from gatekeep.shellwords import Word, expansion_end
 from gatekeep.wrappers import basename
@@ -193,6 +191,8 @@ def wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
     if wrapper == "flock":
         if words and words[0].value in ("-c", "--command"):
             return _script_text(wrapper, list(words[1:2]))
+        import shlex  # here: shlex imports re, which typical lines never need
+
         return _script_text(wrapper, [Word(shlex.join(w.value for w in words), any(w.dynamic for w in words))])
     return _script_text(wrapper, list(words))
 
@@ -222,6 +222,8 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
     if not commands:
         return None, ()
     dynamic = any(w.dynamic for w in words)
+    import shlex  # here: shlex imports re, which typical lines never need
+
     return "; ".join(shlex.join(c) for c in commands), (
         ("find runs a command computed at run time",) if dynamic else ()
     )
