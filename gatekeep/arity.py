@@ -83,8 +83,13 @@ def load_table() -> ArityTable:
 
     directory = resources.data_dir("arity")
     names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))  # glob would compile a regex
-    sources = tuple((name, (directory / name).read_text(encoding="utf-8")) for name in names)
+    sources = tuple((name, _read(os.path.join(directory, name))) for name in names)
     return ArityTable(*cached(get_paths().cache_dir, "arity-1", sources, lambda: _compile(sources)))
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict]:

@@ -8,11 +8,12 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str | bytes, new_mode: int = 0o600) -> None:
+def write_atomic(path: str | os.PathLike, text: str | bytes, new_mode: int = 0o600) -> None:
     """Write `text` (or bytes) to a temporary file beside `path`, flush it to disk, rename it over `path`.
 
     An existing file keeps its mode; a new one gets `new_mode`.
     """
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

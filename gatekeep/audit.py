@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 FIELDS = (
     "id",
@@ -85,11 +84,11 @@ def encode(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
-def append(path: Path, record: dict) -> None:
+def append(path: str, record: dict) -> None:
     # a line that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
     # (surrogateescape); they are written as JSON escapes (\udcff), so the line stays JSON
     data = (encode(record) + "\n").encode("utf-8", "backslashreplace")
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         if os.fstat(fd).st_mode & 0o077:
@@ -135,15 +134,15 @@ def send_to_syslog(address: str, record: dict) -> None:
         handler.close()
 
 
-def read_last(path: Path, count: int, keep: Callable[[dict], bool] = lambda r: True) -> list[dict]:
+def read_last(path: str, count: int, keep: Callable[[dict], bool] = lambda r: True) -> list[dict]:
     """The last `count` records that `keep` accepts, oldest first; lines that are not JSON are skipped.
 
     Reads the file backwards in blocks, so a long log costs only what is shown.
     """
     found: list[dict] = []
-    if count <= 0 or not path.exists():
+    if count <= 0 or not os.path.exists(path):
         return found
-    with path.open("rb") as f:
+    with open(path, "rb") as f:
         for raw in _lines_backwards(f):
             record = _decode(raw)
             if record is not None and keep(record):
@@ -185,21 +184,21 @@ def _decode(raw: bytes) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def follow(path: Path, poll_seconds: float = 0.25) -> Iterator[dict]:
+def follow(path: str, poll_seconds: float = 0.25) -> Iterator[dict]:
     """Records appended after now, forever, like `tail -f` (survives the file being replaced)."""
     import time
 
-    position = path.stat().st_size if path.exists() else 0
+    position = os.stat(path).st_size if os.path.exists(path) else 0
     pending = b""
     while True:
         try:
-            size = path.stat().st_size
+            size = os.stat(path).st_size
         except FileNotFoundError:
             size = 0
         if size < position:  # truncated or replaced: start from its beginning
             position, pending = 0, b""
         if size > position:
-            with path.open("rb") as f:
+            with open(path, "rb") as f:
                 f.seek(position)
                 chunk = f.read(size - position)
             position += len(chunk)

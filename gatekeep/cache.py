@@ -9,7 +9,7 @@ edit, a replaced file or a new gatekeep version always takes effect at once:
 there are no timestamps to trust.
 
 The key also holds gatekeep's version and the cache's name, which carries the
-format of its data (`policy-2`): a change to that format changes the name.
+format of its data (`policy-2`, `arity-1`): a change to that format changes the name.
 
 The cache lives in the state directory, which gatekeep protects like the
 policy itself (writes.py); a broken or unreadable cache is ignored and
@@ -21,19 +21,19 @@ or pickle, and cannot run code.
 from __future__ import annotations
 
 import marshal
+import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 FORMAT = 1
 
 
-def cached(directory: Path | None, name: str, key, build: Callable[[], object]):
+def cached(directory: str | None, name: str, key, build: Callable[[], object]):
     """`build()`'s result, from the cache when `key` (texts and versions) is what it was built from."""
     from gatekeep import __version__
 
     key = (FORMAT, __version__, sys.version_info[:2], key)
-    path = None if directory is None else directory / f"{name}.marshal"
+    path = None if directory is None else os.path.join(directory, f"{name}.marshal")
     if path is not None:
         try:
             with open(path, "rb") as f:
@@ -48,11 +48,11 @@ def cached(directory: Path | None, name: str, key, build: Callable[[], object]):
     return data
 
 
-def _store(path: Path, blob: bytes) -> None:
+def _store(path: str, blob: bytes) -> None:
     from gatekeep.atomic import write_atomic
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         write_atomic(path, blob)
     except OSError:
         pass  # no cache: the next run builds again

@@ -6,8 +6,6 @@ usual arguments does not come here at all (see main.py).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from gatekeep import __version__
@@ -16,7 +14,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 policy_option = click.option(
     "--policy",
     "policy_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),
     help="Use this file as the user policy (default: `gatekeep paths` shows it).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -51,7 +49,7 @@ def check(policy_file, no_prompt, as_json, cwd, quiet, shell, command_line) -> i
 
 @cli.group(context_settings=CONTEXT)
 def rules() -> None:
-    """Add, list, remove and test policy rules."""
+    """Add, import, list, remove and test policy rules."""
 
 
 @rules.command(name="add", context_settings=CONTEXT)
@@ -96,6 +94,22 @@ def rules_test(policy_file, as_json, command_line) -> int:
     from gatekeep.commands.rules import rules_test as run
 
     return run(" ".join(command_line), policy_file, as_json)
+
+
+@rules.command(name="import", context_settings=CONTEXT)
+@click.argument("settings_file", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Show what would be added; write nothing.")
+@policy_option
+def rules_import(settings_file, dry_run, policy_file) -> int:
+    """Add the Bash permission rules of a Claude Code settings file to the policy.
+
+    SETTINGS_FILE is e.g. ~/.claude/settings.json. Bash(npm run test:*) becomes
+    'npm run test *', Bash(git status) 'git status'; other tools are skipped.
+    A pattern already under another verdict stays there.
+    """
+    from gatekeep.commands.rules_import import rules_import as run
+
+    return run(settings_file, dry_run, policy_file)
 
 
 @cli.command(name="normalize", context_settings=CONTEXT)
@@ -144,6 +158,19 @@ def install(shell, remove) -> int:
     return run(shell, remove)
 
 
+@cli.command(name="claude-hook", context_settings=CONTEXT)
+@policy_option
+def claude_hook(policy_file) -> int:
+    """Vet Claude Code's Bash tool calls: a PreToolUse hook, reads the event on stdin, answers allow, ask or deny.
+
+    Register it in ~/.claude/settings.json under hooks.PreToolUse with the matcher "Bash".
+    Any problem exits 2, which Claude Code reads as "block".
+    """
+    from gatekeep.commands.claude_hook import claude_hook as run
+
+    return run(policy_file)
+
+
 @cli.group(context_settings=CONTEXT)
 def audit() -> None:
     """Read the audit log of decisions."""
@@ -153,7 +180,7 @@ def audit() -> None:
 @click.option("-n", "count", type=click.IntRange(min=0), default=10, show_default=True, help="How many records.")
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new records as they arrive.")
 @json_option
-@click.option("--outcome", type=click.Choice(["allow", "deny"]), help="Only records with this outcome.")
+@click.option("--outcome", type=click.Choice(["allow", "ask", "deny"]), help="Only records with this outcome.")
 def audit_tail(count, follow, as_json, outcome) -> int:
     """Show the latest decisions (one JSON object per line with --json)."""
     from gatekeep.commands.audit_tail import audit_tail as run

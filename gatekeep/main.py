@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("gatekeep: interrupted", file=sys.stderr)
-        return EXIT_BLOCKED
+        return _interrupted(args)
     except Exception as e:  # a bug: block, say so in one line, keep the traceback
         return _internal_error(e)
 
@@ -65,12 +65,8 @@ def read_check_args(args: list[str]) -> dict | None:
         else:
             return None
         i += 1
-    if found["policy_file"] is not None:
-        if os.path.isdir(found["policy_file"]):
-            return None  # click explains that a directory is not a policy file
-        from pathlib import Path
-
-        found["policy_file"] = Path(found["policy_file"])
+    if found["policy_file"] is not None and os.path.isdir(found["policy_file"]):
+        return None  # click explains that a directory is not a policy file
     return {
         "line": " ".join(words),
         "policy_file": found["policy_file"],
@@ -94,9 +90,14 @@ def _with_click(args: list[str]) -> int:
     except click.ClickException as e:
         e.show()
         return EXIT_ERROR
-    except click.exceptions.Abort:
-        return EXIT_BLOCKED
+    except click.exceptions.Abort:  # click's form of Ctrl-C
+        return _interrupted(args)
     return result if isinstance(result, int) else 0
+
+
+def _interrupted(args: list[str]) -> int:
+    """Blocked (1); but Claude Code reads a hook's exit 1 as "go ahead", so there it is an error (2)."""
+    return EXIT_ERROR if args[:1] == ["claude-hook"] else EXIT_BLOCKED
 
 
 def _internal_error(error: Exception) -> int:
@@ -107,8 +108,8 @@ def _internal_error(error: Exception) -> int:
         from gatekeep.paths import get_paths
 
         log = get_paths().error_log
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as f:
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        with open(log, "a", encoding="utf-8") as f:
             f.write("".join(traceback.format_exception(error)) + "\n")
         where = str(log)
     except Exception:

@@ -4,62 +4,65 @@
 otherwise the user's config and state directories come from platformdirs.
 `GATEKEEP_POLICY` names another user policy, `GATEKEEP_SYSTEM_POLICY` another
 system policy (default /etc/gatekeep/policy.yaml).
+
+Paths are plain strings: `gatekeep check` runs before every line, and pathlib
+(which imports urllib.parse, ipaddress and re) costs it ~0.25x Python's
+start-up. Commands off that path wrap them in `Path` where they need one.
 """
 
 from __future__ import annotations
 
 import os
 from collections import namedtuple
-from pathlib import Path
 
-SYSTEM_POLICY = Path("/etc/gatekeep/policy.yaml")
+SYSTEM_POLICY = "/etc/gatekeep/policy.yaml"
 
 
 class Paths(namedtuple("Paths", "config_dir state_dir user_policy system_policy")):
-    """The directories and files gatekeep uses, as found from the environment (all Path)."""
+    """The directories and files gatekeep uses, as found from the environment (all str)."""
 
     __slots__ = ()
 
     @property
-    def audit_log(self) -> Path:
-        return self.state_dir / "audit.jsonl"
+    def audit_log(self) -> str:
+        return os.path.join(self.state_dir, "audit.jsonl")
 
     @property
-    def error_log(self) -> Path:
-        return self.state_dir / "errors.log"
+    def error_log(self) -> str:
+        return os.path.join(self.state_dir, "errors.log")
 
     @property
-    def cache_dir(self) -> Path:
+    def cache_dir(self) -> str:
         """Compiled policy and arity tables (cache.py); safe to delete."""
-        return self.state_dir / "cache"
+        return os.path.join(self.state_dir, "cache")
 
     @property
-    def trust_dir(self) -> Path:
+    def trust_dir(self) -> str:
         """One file per trusted version of a project policy (project.py)."""
-        return self.state_dir / "trust"
+        return os.path.join(self.state_dir, "trust")
 
     @property
-    def lock_dir(self) -> Path:
-        return self.state_dir / "locks"
+    def lock_dir(self) -> str:
+        return os.path.join(self.state_dir, "locks")
 
-    def lock_for(self, path: Path) -> Path:
+    def lock_for(self, path: str | os.PathLike) -> str:
         """The lock file that guards writes to `path` (one per file, wherever it lives)."""
         import hashlib
 
-        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-        return self.lock_dir / f"{path.name}.{digest}.lock"
+        digest = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:16]
+        return os.path.join(self.lock_dir, f"{os.path.basename(path)}.{digest}.lock")
 
 
 def get_paths() -> Paths:
     home = os.environ.get("GATEKEEP_HOME")
     if home:
-        config_dir = Path(home) / "config"
-        state_dir = Path(home) / "state"
+        config_dir = os.path.join(home, "config")
+        state_dir = os.path.join(home, "state")
     else:
         import platformdirs  # only when needed: the hot path usually has GATEKEEP_HOME unset too
 
-        config_dir = Path(platformdirs.user_config_dir("gatekeep"))
-        state_dir = Path(platformdirs.user_state_dir("gatekeep"))
-    user_policy = Path(os.environ.get("GATEKEEP_POLICY") or config_dir / "policy.yaml")
-    system_policy = Path(os.environ.get("GATEKEEP_SYSTEM_POLICY") or SYSTEM_POLICY)
+        config_dir = platformdirs.user_config_dir("gatekeep")
+        state_dir = platformdirs.user_state_dir("gatekeep")
+    user_policy = os.environ.get("GATEKEEP_POLICY") or os.path.join(config_dir, "policy.yaml")
+    system_policy = os.environ.get("GATEKEEP_SYSTEM_POLICY") or SYSTEM_POLICY
     return Paths(config_dir, state_dir, user_policy, system_policy)

@@ -28,8 +28,8 @@ what the system policy sends to the system log.
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
-from pathlib import Path
 
 from gatekeep import resources
 from gatekeep.cache import cached
@@ -52,7 +52,7 @@ class Layer(
 ):
     """One policy file: its text and what it sets.
 
-    name: "built-in", "system", "user" or "project"; path: a Path; text: the
+    name: "built-in", "system", "user" or "project"; path: a str; text: the
     file's content, "" when it does not exist; rules: (verdict, pattern) in
     file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
@@ -87,7 +87,7 @@ def digest(layers) -> str:
     return sha.hexdigest()
 
 
-def load_policy(paths: Paths, user_policy: Path | None = None, cwd: str | None = None) -> Policy:
+def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd: str | None = None) -> Policy:
     """All layers; `user_policy` (from --policy) must exist, the default ones may not.
 
     With `cwd`, the project policy of that directory joins as the last layer.
@@ -95,21 +95,21 @@ def load_policy(paths: Paths, user_policy: Path | None = None, cwd: str | None =
     file and the project's trust, so YAML is only read when one changed; each
     project has its own cache, so moving between projects does not rebuild.
     """
-    user = user_policy or paths.user_policy
+    user = os.fspath(user_policy or paths.user_policy)
     sources = [
         ("built-in", resources.DEFAULT_POLICY, read_text(resources.DEFAULT_POLICY, required=True), True),
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-1"
+    cache_name = "policy-2"
     project_file = None if cwd is None else find_project_file(cwd)
     if project_file is not None:
-        text = read_text(Path(project_file), required=True)
+        text = read_text(project_file, required=True)
         sources.append(("project", project_file, text, is_trusted(paths, project_file, text)))
-        cache_name = f"policy-1-{trust_key(project_file, '')[:16]}"
+        cache_name = f"policy-2-{trust_key(project_file, '')[:16]}"
     key = tuple((name, str(path), text, trusted) for name, path, text, trusted in sources)
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
-    return combine([Layer(name, Path(path), *rest) for name, path, *rest in layers], by_word, wild, sha256)
+    return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
 
 
 def _compile(sources) -> tuple:
@@ -167,7 +167,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
     return Policy(tuple(layers), default, default_layer, timeout, index, sha256 or digest(layers), syslog)
 
 
-def read_text(path: Path, required: bool = False) -> str:
+def read_text(path: str, required: bool = False) -> str:
     """The file's text; "" for a missing file that is not required."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -180,11 +180,11 @@ def read_text(path: Path, required: bool = False) -> str:
         raise PolicyError(path, f"cannot read it ({e})") from None
 
 
-def read_layer(name: str, path: Path, required: bool = False) -> Layer:
+def read_layer(name: str, path: str, required: bool = False) -> Layer:
     return parse_layer(name, path, read_text(path, required))
 
 
-def parse_layer(name: str, path: Path, text: str) -> Layer:
+def parse_layer(name: str, path: str, text: str) -> Layer:
     from gatekeep.yamlio import load_roundtrip
 
     data = load_roundtrip(path, text)
@@ -210,7 +210,7 @@ def parse_layer(name: str, path: Path, text: str) -> Layer:
     return Layer(name, path, text, default, timeout, rules, syslog=_syslog(path, data))
 
 
-def _syslog(path: Path, data: dict) -> bool | str | None:
+def _syslog(path: str, data: dict) -> bool | str | None:
     audit = data.get("audit")
     if audit is None:
         return None
@@ -227,7 +227,7 @@ def _syslog(path: Path, data: dict) -> bool | str | None:
     raise PolicyError(path, "must be true, false or a socket's absolute path", _line(audit, "syslog"), "audit.syslog")
 
 
-def _rules(path: Path, data: dict) -> list[tuple[str, str]]:
+def _rules(path: str, data: dict) -> list[tuple[str, str]]:
     rules = data.get("rules")
     if rules is None:
         return []

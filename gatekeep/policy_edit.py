@@ -11,6 +11,7 @@ layout survive because the edit goes through ruamel.yaml's round-trip mode.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -37,7 +38,7 @@ rules:
 def locked(paths: Paths, policy: Path):
     from filelock import FileLock, Timeout
 
-    paths.lock_dir.mkdir(parents=True, exist_ok=True)
+    os.makedirs(paths.lock_dir, exist_ok=True)
     lock = FileLock(paths.lock_for(policy))
     try:
         lock.acquire(timeout=0)
@@ -55,25 +56,54 @@ def locked(paths: Paths, policy: Path):
 
 def add_rule(paths: Paths, policy: Path, pattern: str, verdict: str) -> str:
     """Add `pattern` under `verdict`, moving it from another list if it is there. Returns what happened."""
-    assert verdict in VERDICTS
-    pattern = canonical(pattern)
-    if not pattern:
-        raise FatalError("a pattern cannot be empty")
-    with locked(paths, policy):
+    return add_rules(paths, policy, [(pattern, verdict)])[0]
+
+
+def add_rules(
+    paths: Paths, policy: Path, rules: list[tuple[str, str]], move: bool = True, write: bool = True
+) -> list[str]:
+    """Add each (pattern, verdict) in order, under one lock and with one write; returns what happened to each:
+    "added", "exists", "moved from VERDICT", or, with move=False, "kept as VERDICT".
+
+    move=False leaves a pattern that is already under another verdict where it is, so that
+    an import never turns a rule the user wrote into a looser one. write=False only tells
+    what would happen (a dry run): no lock, no write.
+    """
+    wanted = []
+    for pattern, verdict in rules:
+        assert verdict in VERDICTS
+        pattern = canonical(pattern)
+        if not pattern:
+            raise FatalError("a pattern cannot be empty")
+        wanted.append((pattern, verdict))
+    with locked(paths, policy) if write else contextlib.nullcontext():
         data = _read(policy)
-        rules = data.setdefault("rules", {})
-        moved_from = [v for v in VERDICTS if v != verdict and _remove(rules, v, pattern)]
-        existing = rules.get(verdict)
-        if existing is None:
-            rules[verdict] = existing = _new_list()
-        if pattern in [canonical(p) for p in existing if isinstance(p, str)]:
-            result = "exists"
-        else:
-            existing.append(pattern)
-            result = "added"
-        if result == "added" or moved_from:
+        if data.get("rules") is None:  # `rules:` with nothing under it
+            data["rules"] = {}
+        results = [_add(data["rules"], pattern, verdict, move) for pattern, verdict in wanted]
+        if write and any(r == "added" or r.startswith("moved") for r in results):
             _write(policy, data)
-    return f"moved from {moved_from[0]}" if moved_from else result
+    return results
+
+
+def _add(rules, pattern: str, verdict: str, move: bool) -> str:
+    others = [v for v in VERDICTS if v != verdict and pattern in _patterns(rules, v)]
+    if others and not move:
+        return f"kept as {others[0]}"
+    for other in others:
+        _remove(rules, other, pattern)
+    if rules.get(verdict) is None:
+        rules[verdict] = _new_list()
+    if pattern in _patterns(rules, verdict):
+        result = "exists"
+    else:
+        rules[verdict].append(pattern)
+        result = "added"
+    return f"moved from {others[0]}" if others else result
+
+
+def _patterns(rules, verdict: str) -> list[str]:
+    return [canonical(p) for p in rules.get(verdict) or [] if isinstance(p, str)]
 
 
 def remove_rule(paths: Paths, policy: Path, pattern: str) -> list[str]:
@@ -106,6 +136,7 @@ def _new_list():
 
 
 def _read(policy: Path):
+    policy = Path(policy)
     text = policy.read_text(encoding="utf-8") if policy.exists() else NEW_POLICY
     parse_layer("user", policy, text)  # refuse to edit a file that does not load: fix it first
     data = load_roundtrip(policy, text)

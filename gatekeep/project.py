@@ -18,7 +18,6 @@ built-in policy (writes.py), like the user's own policy.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from gatekeep.paths import Paths
 
@@ -45,17 +44,17 @@ def trust_key(path: str, text: str) -> str:
     return hashlib.sha256(f"{os.path.abspath(path)}\0{text}".encode()).hexdigest()
 
 
-def _trust_file(paths: Paths, path: str, text: str) -> Path:
-    return paths.trust_dir / trust_key(path, text)
+def _trust_file(paths: Paths, path: str, text: str) -> str:
+    return os.path.join(paths.trust_dir, trust_key(path, text))
 
 
 def is_trusted(paths: Paths, path: str, text: str) -> bool:
-    return _trust_file(paths, path, text).is_file()
+    return os.path.isfile(_trust_file(paths, path, text))
 
 
 def trust(paths: Paths, path: str, text: str) -> None:
     """Record trust in this exact content of the file at `path`."""
-    paths.trust_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.makedirs(paths.trust_dir, mode=0o700, exist_ok=True)
     marker = _trust_file(paths, path, text)
     # the file names the policy it trusts, so `revoke` finds old versions too
     fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
@@ -68,13 +67,15 @@ def revoke(paths: Paths, path: str) -> int:
     target = os.path.abspath(path) + "\n"
     removed = 0
     try:
-        markers = list(paths.trust_dir.iterdir())
+        markers = [os.path.join(paths.trust_dir, name) for name in os.listdir(paths.trust_dir)]
     except FileNotFoundError:
         return 0
     for marker in markers:
         try:
-            if marker.read_text(encoding="utf-8") == target:
-                marker.unlink()
+            with open(marker, encoding="utf-8") as f:
+                names_it = f.read() == target
+            if names_it:
+                os.unlink(marker)
                 removed += 1
         except (OSError, UnicodeDecodeError):
             continue

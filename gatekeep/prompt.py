@@ -48,7 +48,7 @@ class Answer:
         return self.answer in APPROVING
 
 
-def ask(line: str, verdict: LineVerdict, timeout: int, lock_path: Path, tty_path: str = "/dev/tty") -> Answer:
+def ask(line: str, verdict: LineVerdict, timeout: int, lock_path: str | Path, tty_path: str = "/dev/tty") -> Answer:
     try:
         fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
@@ -64,10 +64,10 @@ def ask(line: str, verdict: LineVerdict, timeout: int, lock_path: Path, tty_path
 
 
 @contextlib.contextmanager
-def _terminal_lock(lock_path: Path):
+def _terminal_lock(lock_path: str | Path):
     from filelock import FileLock, Timeout
 
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(lock_path)
     try:
         lock.acquire(timeout=LOCK_SECONDS)

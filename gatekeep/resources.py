@@ -2,19 +2,19 @@
 
 The wheel carries the top-level `arity/` directory inside the package
 (`gatekeep/_data/`, see pyproject.toml); a checkout (and an editable install)
-reads it from the repository root beside the package.
+reads it from the repository root beside the package. Paths are str (paths.py).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-DEFAULT_POLICY = PACKAGE_DIR / "default_policy.yaml"
+PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+DEFAULT_POLICY = os.path.join(PACKAGE_DIR, "default_policy.yaml")
 
 
-def data_dir(name: str) -> Path:
-    for candidate in (PACKAGE_DIR / "_data" / name, PACKAGE_DIR.parent / name):
-        if candidate.is_dir():
+def data_dir(name: str) -> str:
+    for candidate in (os.path.join(PACKAGE_DIR, "_data", name), os.path.join(os.path.dirname(PACKAGE_DIR), name)):
+        if os.path.isdir(candidate):
             return candidate
     raise FileNotFoundError(f"gatekeep's {name}/ data is missing; reinstall gatekeep")

@@ -40,7 +40,8 @@ def policy_from(text: str) -> Policy:
     return combine([base.layers[0], user])
 
 
-def write(path: Path, text: str) -> Path:
+def write(path: str | Path, text: str) -> Path:
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 import tomllib
@@ -15,7 +16,7 @@ from tests.conftest import policy_from
 
 
 def table_entries():
-    for path in sorted(resources.data_dir("arity").glob("*.toml")):
+    for path in sorted(Path(resources.data_dir("arity")).glob("*.toml")):
         with path.open("rb") as f:
             data = tomllib.load(f)
         for prefix, entry in data.get("arity", {}).items():

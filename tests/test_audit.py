@@ -7,6 +7,7 @@ import threading
 import time
 import uuid
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -26,7 +27,7 @@ def _append_many(worker: int, count: int) -> None:
 
 def test_eight_processes_appending_500_records_each_leave_4000_valid_lines(paths):
     race(_append_many, 8, 500)
-    lines = paths.audit_log.read_bytes().split(b"\n")
+    lines = Path(paths.audit_log).read_bytes().split(b"\n")
     assert lines[-1] == b""
     records = [json.loads(line) for line in lines[:-1]]
     assert len(records) == 4000
@@ -34,16 +35,16 @@ def test_eight_processes_appending_500_records_each_leave_4000_valid_lines(paths
 
 
 def test_the_log_is_private_even_if_created_loose(paths):
-    paths.audit_log.parent.mkdir(parents=True)
-    paths.audit_log.touch(mode=0o644)
+    Path(paths.audit_log).parent.mkdir(parents=True)
+    Path(paths.audit_log).touch(mode=0o644)
     audit.append(paths.audit_log, {"id": "1"})
-    assert paths.audit_log.stat().st_mode & 0o777 == 0o600
+    assert Path(paths.audit_log).stat().st_mode & 0o777 == 0o600
 
 
 def test_read_last_reads_backwards_across_blocks_and_filters(paths):
     for i in range(3000):
         audit.append(paths.audit_log, {"id": i, "outcome": "allow" if i % 3 else "deny", "pad": "p" * 50})
-    with paths.audit_log.open("ab") as f:
+    with Path(paths.audit_log).open("ab") as f:
         f.write(b"not json\n")
     assert [r["id"] for r in audit.read_last(paths.audit_log, 3)] == [2997, 2998, 2999]
     denied = audit.read_last(paths.audit_log, 4, lambda r: r["outcome"] == "deny")
@@ -99,7 +100,7 @@ def test_encode_writes_what_json_dumps_writes(record):
 @pytest.mark.parametrize(
     "record",
     [
-        {"command": "echo \x1b[31m\u202e\0 \"q\" \\ \ud800 ✓", "pid": -1, "big": 2**70, "ok": True, "no": None},
+        {"command": 'echo \x1b[31m\u202e\0 "q" \\ \ud800 ✓', "pid": -1, "big": 2**70, "ok": True, "no": None},
         {"commands": [{"argv": ["ls"]}], "n": 1.5},  # not flat: json writes it
         {1: "int key"},
     ],

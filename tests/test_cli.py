@@ -82,7 +82,7 @@ def test_check_writes_one_complete_audit_record(capsys, paths, tmp_path):
         False,
     )
     assert len(record["policy_sha256"]) == 64
-    assert paths.audit_log.stat().st_mode & 0o777 == 0o600
+    assert Path(paths.audit_log).stat().st_mode & 0o777 == 0o600
 
 
 def test_a_broken_policy_blocks_check_but_not_the_other_commands(capsys, paths):
@@ -122,7 +122,7 @@ def test_an_internal_error_blocks_with_one_line_and_a_log(capsys, monkeypatch, p
     code, _, err = run(capsys, "check", "--", "git status")
     assert code == 2
     assert err.count("\n") == 1 and "internal error (RuntimeError: boom); blocked" in err
-    assert "Traceback" in paths.error_log.read_text()
+    assert "Traceback" in Path(paths.error_log).read_text()
 
 
 def test_usage_errors_exit_2(capsys):
@@ -167,7 +167,7 @@ def test_rules_test_explains_each_command_without_auditing(capsys, paths):
     assert command["forms"] == ["sudo /bin/rm x", "/bin/rm x", "rm x"]
     assert command["layer"] == "user"
     assert command["allow_form"] == "sudo /bin/rm x"  # only an allow rule naming sudo itself could allow it
-    assert not paths.audit_log.exists()
+    assert not Path(paths.audit_log).exists()
 
 
 def test_audit_tail_table_json_and_filter(capsys):

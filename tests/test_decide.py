@@ -8,6 +8,8 @@ words, and prefixes/wrappers.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gatekeep.gate import evaluate
@@ -373,7 +375,7 @@ def test_writes_through_redirection(tmp_path, line, decision):
 
 
 def test_gatekeeps_own_files_cannot_be_written(paths, tmp_path):
-    for target in (paths.user_policy, paths.audit_log, paths.lock_dir / "x.lock", paths.system_policy):
+    for target in (paths.user_policy, paths.audit_log, Path(paths.lock_dir) / "x.lock", paths.system_policy):
         verdict = evaluate(f"echo x > {target}", policy_from(""), cwd=str(tmp_path))
         assert verdict.decision == "deny", (target, verdict.reason)
 

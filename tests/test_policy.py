@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gatekeep.errors import PolicyError
@@ -111,5 +109,5 @@ def test_gatekeep_policy_variable_names_the_user_file(monkeypatch, tmp_path):
     from gatekeep.paths import get_paths
 
     policy = load_policy(get_paths())
-    assert policy.layers[2].path == Path(custom)
+    assert policy.layers[2].path == str(custom)
     assert evaluate("git status", policy).decision == "deny"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -27,14 +28,14 @@ rules:
 def test_add_creates_a_new_private_policy(paths):
     assert add_rule(paths, paths.user_policy, "npm run build *", "allow") == "added"
     assert read_layer("user", paths.user_policy).rules == (("allow", "npm run build *"),)
-    assert paths.user_policy.stat().st_mode & 0o777 == 0o600
+    assert Path(paths.user_policy).stat().st_mode & 0o777 == 0o600
 
 
 def test_add_keeps_comments_layout_and_order(paths):
     write(paths.user_policy, COMMENTED)
     add_rule(paths, paths.user_policy, "npm test:*", "allow")
     add_rule(paths, paths.user_policy, "git push *", "ask")
-    text = paths.user_policy.read_text()
+    text = Path(paths.user_policy).read_text()
     for kept in (
         "# my policy — hand written",
         "default: ask   # keep asking",
@@ -64,7 +65,7 @@ def test_remove(paths):
     write(paths.user_policy, COMMENTED)
     assert remove_rule(paths, paths.user_policy, "rm -rf *") == ["deny"]
     assert remove_rule(paths, paths.user_policy, "rm -rf *") == []
-    assert "# things I trust" in paths.user_policy.read_text()
+    assert "# things I trust" in Path(paths.user_policy).read_text()
 
 
 def test_a_broken_file_is_never_rewritten(paths):
@@ -72,12 +73,12 @@ def test_a_broken_file_is_never_rewritten(paths):
     write(paths.user_policy, broken)
     with pytest.raises(PolicyError):
         add_rule(paths, paths.user_policy, "ls *", "allow")
-    assert paths.user_policy.read_text() == broken
+    assert Path(paths.user_policy).read_text() == broken
 
 
 def test_no_temporary_file_is_left_behind(paths):
     add_rule(paths, paths.user_policy, "ls *", "allow")
-    assert sorted(p.name for p in paths.user_policy.parent.iterdir()) == ["policy.yaml"]
+    assert sorted(p.name for p in Path(paths.user_policy).parent.iterdir()) == ["policy.yaml"]
 
 
 def _add_many(worker: int, count: int) -> None:
@@ -91,7 +92,7 @@ def test_eight_processes_adding_fifty_rules_each_lose_nothing(paths):
     race(_add_many, 8, 50)
     patterns = [p for v, p in read_layer("user", paths.user_policy).rules if p.startswith("tool")]
     assert len(patterns) == 400 == len(set(patterns))
-    assert "# things I trust" in paths.user_policy.read_text()
+    assert "# things I trust" in Path(paths.user_policy).read_text()
     load_policy(paths)  # and the whole file still loads
 
 

@@ -111,9 +111,9 @@ def test_revoke_forgets_every_version(repo):
     gatekeep(repo, "trust")
     (repo / ".gatekeep.yaml").write_text(PROJECT + "# v2\n")
     gatekeep(repo, "trust")
-    assert len(list(get_paths().trust_dir.iterdir())) == 2
+    assert len(list(Path(get_paths().trust_dir).iterdir())) == 2
     gatekeep(repo, "trust", "--revoke")
-    assert list(get_paths().trust_dir.iterdir()) == []
+    assert list(Path(get_paths().trust_dir).iterdir()) == []
     (repo / ".gatekeep.yaml").write_text(PROJECT)  # the first version again: still revoked
     assert decide("make test", repo) == "ask"
 
@@ -136,7 +136,7 @@ def test_a_broken_project_file_is_never_trusted_and_makes_every_line_ask(repo):
     result = gatekeep(repo, "trust")
     assert result.returncode == 2
     assert "policy error" in result.stderr
-    assert not get_paths().trust_dir.exists()
+    assert not Path(get_paths().trust_dir).exists()
     assert decide("git status", repo) == "ask"  # even what the built-in policy allows
     assert decide("rm -rf /", repo) == "deny"  # and deny still denies
     check = gatekeep(repo, "check", "--no-prompt", "--", "cd ..")
@@ -181,7 +181,7 @@ def test_check_uses_the_project_of_its_cwd(repo, tmp_path):
     gatekeep(repo, "trust")
     assert gatekeep(tmp_path, "check", "-q", "--no-prompt", "--cwd", str(repo), "--", "make test").returncode == 0
     assert gatekeep(tmp_path, "check", "-q", "--no-prompt", "--", "make test").returncode == 1
-    records = [json.loads(line) for line in get_paths().audit_log.read_text().splitlines()]
+    records = [json.loads(line) for line in Path(get_paths().audit_log).read_text().splitlines()]
     assert [r["outcome"] for r in records] == ["allow", "deny"]
 
 
@@ -191,4 +191,4 @@ def test_each_project_has_its_own_cache(repo, tmp_path):
         assert decide("make test", repo) == "ask"
         assert decide("make test", other) == "deny"
     names = sorted(os.listdir(get_paths().cache_dir))
-    assert len([n for n in names if n.startswith("policy-1-")]) == 2
+    assert len([n for n in names if n.startswith("policy-2-")]) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -61,7 +62,7 @@ def test_scan_summary(capsys, tmp_path, paths):
     assert "denied:\n  rm -rf ~" in out
     assert "these 2 rules would remove 100% of the asks (4 of 4):" in out
     assert "  gatekeep rules add 'npm run build *'\n  gatekeep rules add 'cargo build *'" in out
-    assert not paths.audit_log.exists()
+    assert not Path(paths.audit_log).exists()
 
 
 def test_scan_json_is_one_check_object_per_line_in_order(capsys, tmp_path, monkeypatch):

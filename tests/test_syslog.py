@@ -44,7 +44,7 @@ def check(line: str) -> subprocess.CompletedProcess:
 
 
 def audit_records() -> list[dict]:
-    return [json.loads(line) for line in get_paths().audit_log.read_text().splitlines()]
+    return [json.loads(line) for line in Path(get_paths().audit_log).read_text().splitlines()]
 
 
 @pytest.mark.parametrize("line,code,severity", [("git status", 0, INFO), ("rm -rf ~", 1, WARNING)])

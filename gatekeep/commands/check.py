@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from pathlib import Path
 
 from gatekeep import audit
 from gatekeep.display import visible
@@ -18,7 +16,7 @@ from gatekeep.policy import load_policy
 def check(
     line: str,
     *,
-    policy_file: Path | None,
+    policy_file: str | None,
     prompt: bool,
     as_json: bool,
     cwd: str | None,
@@ -26,31 +24,11 @@ def check(
     shell: str | None = None,
 ) -> int:
     paths = get_paths()
-    record = {
-        "id": audit.new_id(),
-        "ts": audit.timestamp(),
-        "command": line,
-        "cwd": cwd or os.getcwd(),
-        "tty": _tty(),
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
-        "user": _user(),
-        "shell": shell or os.path.basename(os.environ.get("SHELL", "")) or None,
-    }
+    record = new_record(line, cwd, shell or os.path.basename(os.environ.get("SHELL", "")) or None)
     try:
         policy = load_policy(paths, policy_file, record["cwd"])
     except PolicyError as e:
-        record.update(
-            decision="deny",
-            outcome="deny",
-            rule=None,
-            reason=f"{e}; fix the policy to unblock",
-            prompted=False,
-            answer=None,
-            timed_out=False,
-            policy_sha256=None,
-        )
-        _audit(paths.audit_log, record)
+        record_broken_policy(paths.audit_log, record, e)
         print(f"gatekeep: blocked: {e}", file=sys.stderr)
         return EXIT_ERROR
 
@@ -62,7 +40,7 @@ def check(
     if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty():
         from gatekeep.prompt import ask
 
-        answer = ask(line, verdict, policy.timeout, paths.lock_for(Path(record["tty"])))
+        answer = ask(line, verdict, policy.timeout, paths.lock_for(record["tty"]))
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
             _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
@@ -78,13 +56,11 @@ def check(
         timed_out=bool(answer and answer.timed_out),
         policy_sha256=policy.sha256,
     )
-    _audit(paths.audit_log, record)
-    if policy.syslog:
-        _syslog(policy.syslog, record)
+    save_record(paths.audit_log, record, policy.syslog)
 
     if as_json:
         output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}
-        print(json.dumps(output, ensure_ascii=False))
+        print(audit.encode(output))
     elif answer is not None:
         if not answer.approved:
             print(f"gatekeep: blocked: not approved ({answer.answer})", file=sys.stderr)
@@ -98,7 +74,7 @@ def check(
     return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
 
 
-def _save_answer(paths, target: Path, patterns: tuple[str, ...], verdict: str) -> None:
+def _save_answer(paths, target: str, patterns: tuple[str, ...], verdict: str) -> None:
     """Add the suggested patterns to the user policy; the line's outcome does not depend on it."""
     from gatekeep.policy_edit import add_rule
 
@@ -110,7 +86,44 @@ def _save_answer(paths, target: Path, patterns: tuple[str, ...], verdict: str) -
             print(f"gatekeep: could not save the rule '{visible(pattern)}': {e}", file=sys.stderr)
 
 
-def _audit(path: Path, record: dict) -> None:
+def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
+    """The audit record's fields known before the decision (`claude-hook` builds on it too)."""
+    return {
+        "id": audit.new_id(),
+        "ts": audit.timestamp(),
+        "command": line,
+        "cwd": cwd or os.getcwd(),
+        "tty": _tty(),
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "user": _user(),
+        "shell": shell,
+    }
+
+
+def record_broken_policy(path: str, record: dict, error: PolicyError) -> None:
+    """A policy that does not load blocks the line; the audit log says so."""
+    record.update(
+        decision="deny",
+        outcome="deny",
+        rule=None,
+        reason=f"{error}; fix the policy to unblock",
+        prompted=False,
+        answer=None,
+        timed_out=False,
+        policy_sha256=None,
+    )
+    _audit(path, record)
+
+
+def save_record(path: str, record: dict, syslog: str | None) -> None:
+    """Append the decided record to the audit log (or block: FatalError), then send it to syslog if set."""
+    _audit(path, record)
+    if syslog:
+        _syslog(syslog, record)
+
+
+def _audit(path: str, record: dict) -> None:
     try:
         audit.append(path, record)
     except OSError as e:

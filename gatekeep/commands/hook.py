@@ -50,7 +50,8 @@ def import_dirs() -> list[str]:
 
 
 def hook_script(shell: str) -> str:
-    template = (resources.data_dir("shell") / f"gatekeep.{shell}").read_text(encoding="utf-8")
+    with open(os.path.join(resources.data_dir("shell"), f"gatekeep.{shell}"), encoding="utf-8") as f:
+        template = f.read()
     return template.replace("__GATEKEEP_COMMAND__", hook_command())
 
 

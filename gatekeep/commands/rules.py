@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import click
 
@@ -16,11 +15,11 @@ from gatekeep.paths import get_paths
 from gatekeep.policy import load_policy
 
 
-def _target(policy_file: Path | None) -> Path:
+def _target(policy_file: str | None) -> str:
     return policy_file or get_paths().user_policy
 
 
-def rules_add(pattern: str, verdict: str, policy_file: Path | None) -> int:
+def rules_add(pattern: str, verdict: str, policy_file: str | None) -> int:
     from gatekeep.policy_edit import add_rule
 
     try:
@@ -35,7 +34,7 @@ def rules_add(pattern: str, verdict: str, policy_file: Path | None) -> int:
     return EXIT_ALLOW
 
 
-def rules_remove(pattern: str, policy_file: Path | None) -> int:
+def rules_remove(pattern: str, policy_file: str | None) -> int:
     from gatekeep.policy_edit import remove_rule
 
     path = _target(policy_file)
@@ -47,7 +46,7 @@ def rules_remove(pattern: str, policy_file: Path | None) -> int:
     return EXIT_ALLOW
 
 
-def rules_list(policy_file: Path | None, as_json: bool) -> int:
+def rules_list(policy_file: str | None, as_json: bool) -> int:
     policy = load_policy(get_paths(), policy_file, os.getcwd())
     rules = [{"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path} for r in policy.rules]
     for layer in policy.layers:  # an untrusted project's allow rules: shown, marked, not applied
@@ -70,7 +69,7 @@ def rules_list(policy_file: Path | None, as_json: bool) -> int:
     return EXIT_ALLOW
 
 
-def rules_test(line: str, policy_file: Path | None, as_json: bool) -> int:
+def rules_test(line: str, policy_file: str | None, as_json: bool) -> int:
     """Explain the verdict; no prompt, no audit record."""
     policy = load_policy(get_paths(), policy_file, os.getcwd())
     verdict = evaluate(line, policy)

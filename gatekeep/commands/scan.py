@@ -28,7 +28,7 @@ MAX_WORKERS = 8
 CHUNK = 200
 
 
-def scan(source: str, policy_file: Path | None, as_json: bool, null: bool) -> int:
+def scan(source: str, policy_file: str | None, as_json: bool, null: bool) -> int:
     global _policy, _context
     _policy = load_policy(get_paths(), policy_file, os.getcwd())
     _context = write_context(None)
