@@ -11,10 +11,10 @@ Flags never count as words; the longest prefix found decides.
 from __future__ import annotations
 
 import os
-from functools import cached_property, lru_cache
 
 from gatekeep import resources
 from gatekeep.lazyre import lazy
+from gatekeep.records import cached_property
 
 # For a tool the table does not know, the word right after it joins the name
 # when it looks like a subcommand: lower-case letters, digits and dashes, and no
@@ -75,9 +75,18 @@ class ArityTable:
         return " ".join(argv[i] for i in self.positional(argv[:end]))
 
 
-@lru_cache(maxsize=1)
+_table: ArityTable | None = None
+
+
 def load_table() -> ArityTable:
-    """The table from arity/*.toml, compiled once per change of those files (cache.py)."""
+    """The table from arity/*.toml, compiled once per change of those files (cache.py), read once per process."""
+    global _table
+    if _table is None:
+        _table = _load_table()
+    return _table
+
+
+def _load_table() -> ArityTable:
     from gatekeep.cache import cached
     from gatekeep.paths import get_paths
 

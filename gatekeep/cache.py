@@ -23,7 +23,10 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 FORMAT = 1
 

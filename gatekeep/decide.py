@@ -16,8 +16,6 @@ A line that runs no command is allowed.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from gatekeep.display import visible
 from gatekeep.lazyre import lazy
 from gatekeep.match import Matches, Rule
@@ -25,13 +23,14 @@ from gatekeep.normalize import Normalized
 from gatekeep.parse import FunctionDef, ParseResult
 from gatekeep.policy import Policy
 from gatekeep.readonly import READ_ONLY, is_read_only
+from gatekeep.records import record
 from gatekeep.writes import WriteContext, argument_writes, judge
 
 MAX_SUGGESTIONS = 5
 MAX_COMMANDS = 50
 
 
-class CommandVerdict(namedtuple("CommandVerdict", "normalized decision rule why")):
+class CommandVerdict(record("CommandVerdict", "normalized decision rule why")):
     """The verdict for one simple command, and the rule behind it (or None); `why` completes
     "`cmd` ..." in a sentence."""
 
@@ -42,7 +41,7 @@ class CommandVerdict(namedtuple("CommandVerdict", "normalized decision rule why"
         return self.normalized.command.text
 
 
-class LineVerdict(namedtuple("LineVerdict", "decision reason rule commands suggestions")):
+class LineVerdict(record("LineVerdict", "decision reason rule commands suggestions")):
     """The verdict for a whole line: the strictest of its commands', or the line's own risk.
 
     rule: the Rule behind it or None; commands: a CommandVerdict per simple

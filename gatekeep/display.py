@@ -3,8 +3,6 @@ zero-width characters are made visible, never interpreted by the terminal."""
 
 from __future__ import annotations
 
-import unicodedata
-
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\x1b": "\\e"}
 
 
@@ -13,6 +11,10 @@ def visible(text: str) -> str:
 
 
 def _visible_char(c: str) -> str:
+    if " " <= c <= "~":  # printable ASCII, the usual case: no need for unicodedata
+        return c
+    import unicodedata
+
     if c.isprintable() and unicodedata.category(c) not in ("Cf", "Zl", "Zp"):
         return c
     if c in _NAMED:

@@ -14,10 +14,8 @@ lookup costs the same however many rules the policy has.
 
 from __future__ import annotations
 
-from collections import namedtuple
-from functools import cached_property
-
 from gatekeep.normalize import Normalized
+from gatekeep.records import cached_property, record
 from gatekeep.wildmatch import UNKNOWN, could_match
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hot path avoids it)
@@ -28,7 +26,7 @@ VERDICTS = ("allow", "ask", "deny")
 _STAR = "\x00"  # stands in for an unescaped `*` while the pattern is escaped
 
 
-class FlagMatcher(namedtuple("FlagMatcher", "name flags rest aliases")):
+class FlagMatcher(record("FlagMatcher", "name flags rest aliases")):
     """A deny/ask pattern read as: command name, a set of options, then the rest.
 
     `rm -rf *` matches any `rm` whose options include -r and -f, however they
@@ -86,7 +84,7 @@ def _long_option(option: str, aliases: dict[str, str]) -> str:
     return aliases[known.pop()] if len(known) == 1 and len(option) > 2 else option
 
 
-class Rule(namedtuple("Rule", "pattern verdict layer path")):
+class Rule(record("Rule", "pattern verdict layer path")):
     """One policy pattern (canonical, see canonical()) with its verdict and the layer and file it comes from.
 
     No __slots__: the cached properties below keep their values in the instance dict.

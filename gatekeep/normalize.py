@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections import namedtuple
 
 from gatekeep.arity import load_table
 from gatekeep.lazyre import lazy
 from gatekeep.parse import SimpleCommand
+from gatekeep.records import record
 from gatekeep.scripts import SHELLS, TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
 from gatekeep.shellwords import Word
 from gatekeep.wildmatch import UNKNOWN, unknown_parts
@@ -43,7 +43,7 @@ HARMLESS_VARIABLES = frozenset(
 
 
 class Normalized(
-    namedtuple(
+    record(
         "Normalized",
         "command name deny_forms allow_form not_allowable suggestion reentry transparent exact_form unknown_forms",
         defaults=((), None, None, False, None, ()),

@@ -14,9 +14,9 @@ the raw text (`fallback.py`), so that deny rules apply; it is never allowed.
 from __future__ import annotations
 
 import sys
-from collections import namedtuple
 
 from gatekeep.lazyre import lazy
+from gatekeep.records import record
 from gatekeep.shellwords import Word, expansion_end, unquote
 
 PARSE_SECONDS = 0.5
@@ -27,7 +27,7 @@ _ARRAY_ASSIGNMENT = lazy(r"(?s)[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=")
 _NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
 
 
-class Redirect(namedtuple("Redirect", "op target dynamic body", defaults=(False, None))):
+class Redirect(record("Redirect", "op target dynamic body", defaults=(False, None))):
     """One redirection of a command: its operator and literal target.
 
     target is None when it is a file descriptor number; body is a heredoc's text
@@ -52,7 +52,7 @@ class Redirect(namedtuple("Redirect", "op target dynamic body", defaults=(False,
 
 
 class SimpleCommand(
-    namedtuple(
+    record(
         "SimpleCommand",
         "words assignments redirects pipeline position start problems",
         defaults=((), (), -1, 0, -1, ()),
@@ -78,9 +78,7 @@ class SimpleCommand(
         return " ".join(self.argv) if self.words else " ".join(self.assignments)
 
 
-class FunctionDef(
-    namedtuple("FunctionDef", "name self_calls self_call_in_pipeline calls spawns", defaults=((), False))
-):
+class FunctionDef(record("FunctionDef", "name self_calls self_call_in_pipeline calls spawns", defaults=((), False))):
     """A function the line defines, and how its body calls itself.
 
     self_calls: how often its body runs a command of its own name; calls: the
@@ -95,7 +93,7 @@ class FunctionDef(
         return self.self_calls >= 2 or self.self_call_in_pipeline
 
 
-class ParseResult(namedtuple("ParseResult", "line commands complete problems functions", defaults=(True, (), ()))):
+class ParseResult(record("ParseResult", "line commands complete problems functions", defaults=(True, (), ()))):
     """Every simple command of a line; `complete` is False when the parse cannot be trusted."""
 
     __slots__ = ()

@@ -13,12 +13,13 @@ start-up. Commands off that path wrap them in `Path` where they need one.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
+
+from gatekeep.records import record
 
 SYSTEM_POLICY = "/etc/gatekeep/policy.yaml"
 
 
-class Paths(namedtuple("Paths", "config_dir state_dir user_policy system_policy")):
+class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
     """The directories and files gatekeep uses, as found from the environment (all str)."""
 
     __slots__ = ()

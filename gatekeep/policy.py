@@ -29,7 +29,6 @@ what the system policy sends to the system log.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 
 from gatekeep import resources
 from gatekeep.cache import cached
@@ -37,6 +36,7 @@ from gatekeep.errors import PolicyError
 from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions
 from gatekeep.paths import Paths
 from gatekeep.project import find_project_file, is_trusted, trust_key
+from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 KEYS = ("default", "timeout", "rules", "audit")
@@ -46,7 +46,7 @@ DEFAULT_TIMEOUT = 300
 
 
 class Layer(
-    namedtuple(
+    record(
         "Layer", "name path text default timeout rules ignored error syslog", defaults=(None, None, (), (), None, None)
     )
 ):
@@ -62,7 +62,7 @@ class Layer(
     __slots__ = ()
 
 
-class Policy(namedtuple("Policy", "layers default default_layer timeout index sha256 syslog")):
+class Policy(record("Policy", "layers default default_layer timeout index sha256 syslog")):
     """The layers combined: the effective default and timeout, and every rule, indexed.
 
     sha256 identifies the policy a decision was made under (recorded in the audit log);

@@ -9,13 +9,12 @@ counts wherever it stands in a cluster (`-no` holds `-o`).
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from gatekeep.normalize import Normalized
+from gatekeep.records import record
 from gatekeep.writes import HARMLESS
 
 
-class ReadOnly(namedtuple("ReadOnly", "short long words max_args subcommands", defaults=("", (), (), None, None))):
+class ReadOnly(record("ReadOnly", "short long words max_args subcommands", defaults=("", (), (), None, None))):
     """A command that only reads, unless given one of its writing options.
 
     short / long: options that write or execute; words: whole arguments that

@@ -13,9 +13,8 @@ value then keeps the expansion's source text; it is never trusted for allow.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from gatekeep.lazyre import lazy
+from gatekeep.records import record
 
 # Characters that follow `$` to start an expansion: `$name`, `${`, `$(`, `$1`, `$@`, ...
 _EXPANSION_START = lazy(r"[A-Za-z_0-9{(@*#?$!-]")
@@ -43,7 +42,7 @@ _ANSI_C_NUMERIC = lazy(
 )
 
 
-class Word(namedtuple("Word", "value dynamic", defaults=(False,))):
+class Word(record("Word", "value dynamic", defaults=(False,))):
     """A word's value after quote removal (str), and whether bash would still expand it (bool).
 
     The records of the hot path are named tuples, not dataclasses: importing

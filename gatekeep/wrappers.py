@@ -8,15 +8,14 @@ the harmless ones (normalize.py).
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from gatekeep.lazyre import lazy
+from gatekeep.records import record
 
 ASSIGNMENT = lazy(r"(?s)([A-Za-z_][A-Za-z_0-9]*)\+?=")
 
 
 class Wrapper(
-    namedtuple(
+    record(
         "Wrapper",
         "value_options flags positionals harmless assignments",
         defaults=(frozenset(), frozenset(), 0, False, False),

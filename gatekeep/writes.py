@@ -18,10 +18,10 @@ always fine.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 
 from gatekeep.lazyre import lazy
 from gatekeep.project import FILE_NAME as PROJECT_POLICY
+from gatekeep.records import record
 
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 RC_FILES = (
@@ -49,7 +49,7 @@ _HOME_PREFIX = lazy(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
 _CWD_PREFIX = lazy(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
 
 
-class WriteContext(namedtuple("WriteContext", "cwd home protected path_dirs", defaults=((), ()))):
+class WriteContext(record("WriteContext", "cwd home protected path_dirs", defaults=((), ()))):
     """Where a line runs and which paths no line may write: `protected` holds gatekeep's own
     directories and files, `path_dirs` the directories of $PATH (a new file there shadows a command)."""
 

@@ -280,6 +280,10 @@ def test_every_check_option_is_known_to_the_fast_reader():
 
 # Each costs from 0.2x (getpass) to 1x (dataclasses, with inspect) Python's start-up.
 SLOW_IMPORTS = ("click", "ruamel", "bashlex", "filelock", "dataclasses", "inspect", "getpass", "typing")
+# what the hooks' way of starting Python (-I -S) spares a typical line: each costs it
+# 0.05x-1x Python's start-up (issue 6; see records.py, lazyre.py, paths.py, audit.encode)
+STDLIB_IMPORTS = ("re", "json", "pathlib", "collections", "functools", "enum", "hashlib", "shlex", "unicodedata")
+TYPICAL = ["git status", "ls -la", "npm run build", "git log --oneline | head", "cd src && make test"]
 
 
 def test_a_plain_check_imports_none_of_the_slow_libraries():
@@ -289,3 +293,16 @@ def test_a_plain_check_imports_none_of_the_slow_libraries():
     assert "ruamel.yaml" in first.stdout  # the first run compiles the policy and fills the cache
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert again.stdout.strip() == "[]", again.stdout + again.stderr
+
+
+@pytest.mark.parametrize("line", TYPICAL)
+def test_a_typical_line_started_as_the_hooks_do_imports_no_costly_stdlib_module(line):
+    from gatekeep.commands.hook import import_dirs
+
+    code = f"import sys; sys.path += {import_dirs()!r}; from gatekeep.main import main; "
+    code += f"main(['check', '--no-prompt', '-q', '--', {line!r}]); "
+    code += f"print(sorted(m for m in sys.modules if m in {SLOW_IMPORTS + STDLIB_IMPORTS}))"
+    argv = [sys.executable, "-I", "-S", "-c", code]
+    subprocess.run(argv, capture_output=True, text=True, timeout=60)  # fills the caches
+    warm = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert warm.stdout.strip() == "[]", warm.stdout + warm.stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import random
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +87,10 @@ def _add_many(worker: int, count: int) -> None:
     paths = get_paths()
     for i in range(count):
         add_rule(paths, paths.user_policy, f"tool{worker} sub{i} *", "allow")
+        # each `gatekeep rules add` is a new process, which takes a while to start: without
+        # that gap, a loop re-takes the lock before the others' polls see it free (filelock
+        # polls), and one worker could wait out LOCK_SECONDS on a loaded machine
+        time.sleep(random.uniform(0.005, 0.03))
 
 
 def test_eight_processes_adding_fifty_rules_each_lose_nothing(paths):
