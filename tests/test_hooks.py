@@ -222,7 +222,9 @@ def test_a_missing_gatekeep_blocks_and_ctrl_d_still_exits(gated, shell, tmp_path
 @pytest.mark.parametrize("shell", SHELLS)
 def test_a_crash_or_an_unknown_status_blocks(tmp_path, shell, command, message):
     write(get_paths().user_policy, POLICY)
-    sh = Shell(shell, tmp_path / "home", hook_text(shell).replace(hook_command(), command))
+    text = hook_text(shell)
+    assert hook_command() in text  # else the replacement below would silently test the real hook
+    sh = Shell(shell, tmp_path / "home", text.replace(hook_command(), command))
     try:
         out = sh.run("touch allowed-1")
         assert message in out and not sh.exists("allowed-1")

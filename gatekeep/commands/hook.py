@@ -45,7 +45,7 @@ def import_dirs() -> list[str]:
     for module in ("gatekeep", "bashlex", "filelock", "platformdirs", "ruamel.yaml"):
         package_dir = os.path.dirname(os.path.abspath(find_spec(module).origin))
         homes.add(os.path.dirname(package_dir) if "." not in module else os.path.dirname(os.path.dirname(package_dir)))
-    ordered = [d for d in sys.path if d in homes]
+    ordered = list(dict.fromkeys(d for d in sys.path if d in homes))  # sys.path may name one twice
     return ordered + sorted(homes - set(ordered))
 
 

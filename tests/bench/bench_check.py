@@ -40,6 +40,8 @@ ADVERSARIAL = [
     "true && " * 1_000 + "true",
     "echo " + "'a'\"b\"$'c'" * 900,  # just under 10,000 characters
     "x" * 10_001,
+    "x" * 9_990 + "(){ x|x& }",  # a fork bomb's shape after one long word
+    "x " * 4_999,
     "for i in 1; do " * 60 + "rm x" + "; done" * 60,
     "bash -c " + "'bash -c " * 10 + "rm" + "'" * 10,
 ]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pexpect
 
-from gatekeep.commands.hook import hook_command
+from gatekeep.commands.hook import hook_command, hook_script
 
 LINES = 40
 ROUNDS = 5
@@ -37,10 +37,9 @@ def python_floor(runs: int = 20) -> float:
 
 
 def hook(shell: str, command: str | None) -> str:
-    text = subprocess.run(
-        [sys.executable, "-m", "gatekeep", "hook", shell], capture_output=True, text=True, check=True
-    ).stdout
+    text = hook_script(shell)  # in this process, so that hook_command() below is the very text in it
     if command is not None:
+        assert hook_command() in text
         text = text.replace(hook_command(), command)
     return text
 
