@@ -7,6 +7,8 @@ _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\x1b": "\\e"}
 
 
 def visible(text: str) -> str:
+    if text.isascii() and text.isprintable():  # the usual case, checked in C
+        return text
     return "".join(_visible_char(c) for c in text)
 
 

@@ -299,10 +299,10 @@ def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[s
 def resolve_after_cd(normalized: list[Normalized]) -> list[Normalized]:
     """After `cd /` (a literal directory), `rm -rf *` is `rm -rf /*`: the commands that follow
     also get deny forms with their relative words resolved against that directory."""
-    home = os.path.expanduser("~")
     cds = [n for n in normalized if n.allow_form and n.allow_form[:1] == ("cd",) and len(n.allow_form) == 2]
     if not cds or not cds[0].allow_form[1].startswith(("/", "~")) or cds[0].command.words[-1].dynamic:
         return normalized
+    home = os.path.expanduser("~")
     start = cds[0].command.start
     where = cds[0].allow_form[1].replace("~", home, 1) if cds[0].allow_form[1].startswith("~") else cds[0].allow_form[1]
     resolved = []

@@ -33,7 +33,7 @@ import os
 from gatekeep import resources
 from gatekeep.cache import cached
 from gatekeep.errors import PolicyError
-from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions
+from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.paths import Paths
 from gatekeep.project import find_project_file, is_trusted, trust_key
 from gatekeep.records import record
@@ -101,12 +101,12 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-2"
+    cache_name = "policy-3"
     project_file = None if cwd is None else find_project_file(cwd)
     if project_file is not None:
         text = read_text(project_file, required=True)
         sources.append(("project", project_file, text, is_trusted(paths, project_file, text)))
-        cache_name = f"policy-2-{trust_key(project_file, '')[:16]}"
+        cache_name = f"policy-3-{trust_key(project_file, '')[:16]}"
     key = tuple((name, str(path), text, trusted) for name, path, text, trusted in sources)
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
@@ -114,7 +114,7 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
 
 def _compile(sources) -> tuple:
     layers = [_untrusted(_parse_source(name, path, text), trusted) for name, path, text, trusted in sources]
-    by_word, wild = index_positions(layers)
+    by_word, wild = (pack(index) for index in index_positions(layers))
     fields = [(layer.name, str(layer.path), *layer[2:]) for layer in layers]
     return fields, by_word, wild, digest(layers)
 

@@ -52,8 +52,14 @@ class Word(record("Word", "value dynamic", defaults=(False,))):
     __slots__ = ()
 
 
+# the characters after which a word's value can differ from its text, or be dynamic
+_SPECIAL = frozenset("\\'\"$`<>*?[{")
+
+
 def unquote(src: str) -> Word:
     """The value bash gives the word `src` after quote removal (expansions kept as text)."""
+    if _SPECIAL.isdisjoint(src):  # most words: nothing to remove, nothing to expand
+        return Word(src, False)
     out: list[str] = []
     dynamic = False
     i, n = 0, len(src)
