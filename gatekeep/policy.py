@@ -8,6 +8,8 @@
       deny:  ["rm -rf *", "curl * | sh"]
     audit:
       syslog: true      # also send each audit record to the system log (or a socket's path)
+    mode: enforce       # audit: block and prompt nothing, only record what would have happened
+    approve: tty        # who may answer a prompt: tty | remote (`gatekeep approve`) | both
 
 Rules from every layer count, and deny beats ask beats allow, so nothing in
 the user's file can allow what the built-in or system file denies. `default`
@@ -20,6 +22,11 @@ deny and ask rules always apply, its allow rules only once the user trusts
 the file, and its `default` and `timeout` count only when they are stricter
 (a stricter default, a shorter timeout) than the other layers'. It cannot
 set `audit`.
+
+`mode` and `approve`, like `default`, come from the most specific layer that
+sets them, but the system policy's choice is a floor: a user cannot turn an
+enforcing system policy into `mode: audit`, nor a `remote` one into `tty`. A
+project may only make them stricter (`mode: enforce`, `approve: remote`).
 
 `audit: {syslog: ...}` is on when any other layer turns it on, and the most
 general layer that does names the socket: a user cannot turn off, nor divert,
@@ -39,7 +46,9 @@ from gatekeep.project import find_project_file, is_trusted, trust_key
 from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "timeout", "rules", "audit")
+KEYS = ("default", "timeout", "rules", "audit", "mode", "approve")
+MODES = ("audit", "enforce")  # loosest first
+APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
 SYSLOG_SOCKET = "/dev/log"  # syslogd's, or journald's where systemd runs
 MAX_TIMEOUT = 3600
 DEFAULT_TIMEOUT = 300
@@ -47,7 +56,9 @@ DEFAULT_TIMEOUT = 300
 
 class Layer(
     record(
-        "Layer", "name path text default timeout rules ignored error syslog", defaults=(None, None, (), (), None, None)
+        "Layer",
+        "name path text default timeout rules ignored error syslog mode approve",
+        defaults=(None, None, (), (), None, None, None, None),
     )
 ):
     """One policy file: its text and what it sets.
@@ -56,17 +67,19 @@ class Layer(
     file's content, "" when it does not exist; rules: (verdict, pattern) in
     file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
-    syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path).
+    syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
+    mode, approve: what the file sets, or None.
     """
 
     __slots__ = ()
 
 
-class Policy(record("Policy", "layers default default_layer timeout index sha256 syslog")):
+class Policy(record("Policy", "layers default default_layer timeout index sha256 syslog mode approve")):
     """The layers combined: the effective default and timeout, and every rule, indexed.
 
     sha256 identifies the policy a decision was made under (recorded in the audit log);
-    syslog is the socket audit records also go to, or None.
+    syslog is the socket audit records also go to, or None; mode is "enforce" or "audit";
+    approve is "tty", "both" or "remote".
     """
 
     __slots__ = ()
@@ -101,12 +114,12 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-3"
+    cache_name = "policy-4"
     project_file = None if cwd is None else find_project_file(cwd)
     if project_file is not None:
         text = read_text(project_file, required=True)
         sources.append(("project", project_file, text, is_trusted(paths, project_file, text)))
-        cache_name = f"policy-3-{trust_key(project_file, '')[:16]}"
+        cache_name = f"policy-4-{trust_key(project_file, '')[:16]}"
     key = tuple((name, str(path), text, trusted) for name, path, text, trusted in sources)
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
@@ -146,6 +159,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
     timeout = DEFAULT_TIMEOUT
     floor = None  # the system layer's default: no later layer may be looser
     syslog = None
+    mode, approve = _floored(layers, "mode", MODES), _floored(layers, "approve", APPROVERS)
     for layer in layers:
         if layer.name == "project":  # only ever stricter (module docstring)
             if layer.default is not None and STRICTNESS[layer.default] > STRICTNESS[default]:
@@ -164,7 +178,28 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
         if layer.timeout is not None:
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
-    return Policy(tuple(layers), default, default_layer, timeout, index, sha256 or digest(layers), syslog)
+    digest_ = sha256 or digest(layers)
+    return Policy(tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve)
+
+
+def _floored(layers, key: str, order: tuple[str, ...]) -> str:
+    """The most specific layer's value for `key`, but never looser than the system layer's, and
+    a project's only when it is stricter; order lists the values loosest first."""
+    value = {"mode": "enforce", "approve": "tty"}[key]  # the defaults
+    floor = 0
+    for layer in layers:
+        chosen = getattr(layer, key)
+        if chosen is None:
+            continue
+        rank = order.index(chosen)
+        if layer.name == "project":
+            if rank > order.index(value):
+                value = chosen
+        elif rank >= floor:
+            value = chosen
+            if layer.name == "system":
+                floor = rank
+    return value
 
 
 def read_text(path: str, required: bool = False) -> str:
@@ -207,7 +242,17 @@ def parse_layer(name: str, path: str, text: str) -> Layer:
     default = None if default is None else str(default)
     timeout = None if timeout is None else int(timeout)
     rules = tuple(_rules(path, data))
-    return Layer(name, path, text, default, timeout, rules, syslog=_syslog(path, data))
+    mode, approve = _choice(path, data, "mode", MODES), _choice(path, data, "approve", APPROVERS)
+    return Layer(name, path, text, default, timeout, rules, syslog=_syslog(path, data), mode=mode, approve=approve)
+
+
+def _choice(path: str, data: dict, key: str, choices: tuple[str, ...]) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if value not in choices:
+        raise PolicyError(path, f"must be {', '.join(choices[:-1])} or {choices[-1]}", _line(data, key), key)
+    return str(value)
 
 
 def _syslog(path: str, data: dict) -> bool | str | None:

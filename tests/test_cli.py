@@ -306,3 +306,25 @@ def test_a_typical_line_started_as_the_hooks_do_imports_no_costly_stdlib_module(
     subprocess.run(argv, capture_output=True, text=True, timeout=60)  # fills the caches
     warm = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert warm.stdout.strip() == "[]", warm.stdout + warm.stderr
+
+
+@pytest.mark.parametrize("line,decision", [("rm -rf ~", "deny"), ("npm install", "ask"), ("git status", "allow")])
+def test_audit_mode_blocks_nothing_and_records_what_would_have_happened(capsys, paths, line, decision):
+    write(paths.user_policy, "mode: audit\n")
+    code, _, err = run(capsys, "check", "--", line)
+    assert code == 0
+    (record,) = audit.read_last(paths.audit_log, 1)
+    assert (record["decision"], record["outcome"], record["mode"], record["prompted"]) == (
+        decision,
+        "allow",
+        "audit",
+        False,
+    )
+    assert ("it would " + decision in err) == (decision != "allow")
+
+
+def test_an_enforcing_system_policy_keeps_a_user_from_audit_mode(capsys, paths):
+    write(paths.system_policy, "mode: enforce\n")
+    write(paths.user_policy, "mode: audit\n")
+    assert run(capsys, "check", "--", "rm -rf ~")[0] == 1
+    assert "mode" not in audit.read_last(paths.audit_log, 1)[0]

@@ -111,3 +111,34 @@ def test_gatekeep_policy_variable_names_the_user_file(monkeypatch, tmp_path):
     policy = load_policy(get_paths())
     assert policy.layers[2].path == str(custom)
     assert evaluate("git status", policy).decision == "deny"
+
+
+# (system, user, project, expected (mode, approve)): the system's choice is a floor, a project only tightens
+MODE_LAYERS = [
+    (None, None, None, ("enforce", "tty")),
+    (None, "mode: audit\napprove: both", None, ("audit", "both")),
+    ("mode: enforce\napprove: remote", "mode: audit\napprove: tty", None, ("enforce", "remote")),
+    ("mode: audit", "mode: enforce", None, ("enforce", "tty")),  # a user may be stricter
+    (None, "mode: audit", "mode: enforce\napprove: remote", ("enforce", "remote")),
+    (None, "approve: remote", "approve: tty\nmode: audit", ("enforce", "remote")),  # looser: ignored
+]
+
+
+@pytest.mark.parametrize("system,user,project,expected", MODE_LAYERS)
+def test_mode_and_approve_by_layer(paths, tmp_path, system, user, project, expected):
+    if system:
+        write(paths.system_policy, system + "\n")
+    if user:
+        write(paths.user_policy, user + "\n")
+    if project:
+        write(tmp_path / "repo" / ".gatekeep.yaml", project + "\n")
+    policy = load_policy(paths, cwd=str(tmp_path / "repo"))
+    assert (policy.mode, policy.approve) == expected
+
+
+@pytest.mark.parametrize("text,key", [("mode: off\n", "mode"), ("approve: ssh\n", "approve"), ("mode: 1\n", "mode")])
+def test_bad_mode_or_approve_is_a_policy_error(paths, text, key):
+    write(paths.user_policy, text)
+    with pytest.raises(PolicyError) as error:
+        load_policy(paths)
+    assert f"key '{key}'" in str(error.value)

@@ -36,8 +36,9 @@ def check(
         if layer.error:
             print(f"gatekeep: {layer.error}; every line asks until it is fixed", file=sys.stderr)
     verdict = evaluate(line, policy, record["cwd"])
+    audit_only = policy.mode == "audit"  # roll-out: record what would happen, block and prompt nothing
     answer = None
-    if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty():
+    if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty() and not audit_only:
         from gatekeep.prompt import ask
 
         answer = ask(line, verdict, policy.timeout, paths.lock_for(record["tty"]))
@@ -45,7 +46,7 @@ def check(
             target = policy_file or paths.user_policy  # the user layer this check used
             _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
     approved = verdict.decision == "allow" or (answer is not None and answer.approved)
-    outcome = "allow" if approved else "deny"
+    outcome = "allow" if approved or audit_only else "deny"
     record.update(
         decision=verdict.decision,
         outcome=outcome,
@@ -56,11 +57,15 @@ def check(
         timed_out=bool(answer and answer.timed_out),
         policy_sha256=policy.sha256,
     )
+    if audit_only:
+        record["mode"] = "audit"
     save_record(paths.audit_log, record, policy.syslog)
 
     if as_json:
         output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}
         print(audit.encode(output))
+    elif audit_only and verdict.decision != "allow":
+        print(f"gatekeep: audit mode, not blocked; it would {verdict.decision}: {verdict.reason}", file=sys.stderr)
     elif answer is not None:
         if not answer.approved:
             print(f"gatekeep: blocked: not approved ({answer.answer})", file=sys.stderr)
