@@ -209,3 +209,40 @@ def trust(directory, revoke) -> int:
     from gatekeep.commands.trust import trust as run
 
     return run(directory, revoke)
+
+
+@cli.command(context_settings=CONTEXT)
+@json_option
+def pending(as_json) -> int:
+    """List the approval requests waiting for an answer from another terminal (approve: remote | both)."""
+    from gatekeep.commands.approve import pending as run
+
+    return run(as_json)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("request_id")
+@click.option("--always", is_flag=True, help="Also add the suggested allow rules to the user policy.")
+def approve(request_id, always) -> int:
+    """Let the line of the waiting request REQUEST_ID run (a unique start of its id is enough)."""
+    from gatekeep.commands.approve import answer
+
+    return answer(request_id, "always" if always else "once")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("request_id")
+@click.option("--never", is_flag=True, help="Also add the suggested patterns as deny rules.")
+def deny(request_id, never) -> int:
+    """Refuse the line of the waiting request REQUEST_ID (a unique start of its id is enough)."""
+    from gatekeep.commands.approve import answer
+
+    return answer(request_id, "never" if never else "deny")
+
+
+@cli.command(context_settings=CONTEXT)
+def watch() -> int:
+    """Show approval requests as they arrive and answer them with a key: o once, a always, d deny, n never."""
+    from gatekeep.commands.approve import watch as run
+
+    return run()

@@ -15,6 +15,11 @@ all: deny.
 Prompts on one terminal never interleave: each takes a lock for its terminal
 first. Waiting for that lock is bounded by LOCK_SECONDS and does not count
 against the time the person has to answer.
+
+With `approve: remote` or `both` (approvals.py), the question can also be
+answered from another terminal: `remote` is polled while the prompt waits.
+With `remote` alone the keys here can only deny (d, Ctrl-C, Ctrl-D): whatever
+types into this terminal cannot approve.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import select
 import termios
 import time
 import tty
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +38,18 @@ from gatekeep.decide import LineVerdict
 from gatekeep.display import visible
 
 LOCK_SECONDS = 60
+POLL_SECONDS = 0.1  # how often an answer from another terminal is looked for
 CHOICES = {"o": "once", "a": "always", "d": "deny", "n": "never"}
 APPROVING = ("once", "always")
+
+
+@dataclass(frozen=True)
+class Remote:
+    """Where an answer from another terminal may come from: `poll()` returns it, or None."""
+
+    short_id: str  # what to type: gatekeep approve SHORT_ID
+    poll: Callable[[], str | None]
+    here: bool  # may this terminal approve too (approve: both)?
 
 
 @dataclass(frozen=True)
@@ -42,13 +58,22 @@ class Answer:
 
     answer: str  # once | always | deny | never | timeout | eof | interrupt | no-tty | busy
     timed_out: bool = False
+    source: str = "tty"  # where the answer came from: tty | remote
 
     @property
     def approved(self) -> bool:
         return self.answer in APPROVING
 
 
-def ask(line: str, verdict: LineVerdict, timeout: int, lock_path: str | Path, tty_path: str = "/dev/tty") -> Answer:
+def ask(
+    line: str,
+    verdict: LineVerdict,
+    timeout: int,
+    lock_path: str | Path,
+    tty_path: str = "/dev/tty",
+    remote: Remote | None = None,
+) -> Answer:
+    """Ask on the terminal; `remote`, if given, is also polled for an answer from elsewhere."""
     try:
         fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
@@ -58,7 +83,7 @@ def ask(line: str, verdict: LineVerdict, timeout: int, lock_path: str | Path, tt
             if not locked:
                 _write(fd, "gatekeep: another gatekeep prompt holds this terminal; denied\n")
                 return Answer("busy")
-            return _question(fd, line, verdict, timeout)
+            return _question(fd, line, verdict, timeout, remote)
     finally:
         os.close(fd)
 
@@ -80,14 +105,15 @@ def _terminal_lock(lock_path: str | Path):
         lock.release()
 
 
-def render(line: str, verdict: LineVerdict, timeout: int) -> str:
+def render(line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None) -> str:
     names = ", ".join(dict.fromkeys(c.normalized.name for c in verdict.commands if c.decision != "allow"))
-    choices = ["[o] run once"]
-    if verdict.suggestions:
+    here = remote is None or remote.here
+    choices = ["[o] run once"] if here else []
+    if verdict.suggestions and here:
         patterns = ", ".join(f"'{visible(s)}'" for s in verdict.suggestions)
         choices.append(f"[a] always allow {patterns}")
     choices.append("[d] deny")
-    if verdict.suggestions:
+    if verdict.suggestions and here:
         choices.append("[n] never: deny them from now on")
     lines = [
         "",
@@ -97,12 +123,17 @@ def render(line: str, verdict: LineVerdict, timeout: int) -> str:
     ]
     if names:
         lines.append(f"  names:   {visible(names)}")
+    if remote is not None:
+        where = "or" if here else "only"
+        lines.append(f"  {where} from another terminal: gatekeep approve {remote.short_id} (or gatekeep watch)")
     lines += ["  " + "   ".join(choices), f"  (no answer in {timeout} s means deny) > "]
     return "\n".join(lines)  # the terminal (OPOST) turns \n into \r\n
 
 
-def _question(fd: int, line: str, verdict: LineVerdict, timeout: int) -> Answer:
+def _question(fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None) -> Answer:
     allowed = {"o", "d"} | ({"a", "n"} if verdict.suggestions else set())
+    if remote is not None and not remote.here:
+        allowed = {"d"}
     try:
         saved = termios.tcgetattr(fd)
     except termios.error:
@@ -114,8 +145,8 @@ def _question(fd: int, line: str, verdict: LineVerdict, timeout: int) -> Answer:
         mode[tty.CC][termios.VTIME] = 0
         termios.tcsetattr(fd, termios.TCSANOW, mode)
         termios.tcflush(fd, termios.TCIFLUSH)  # discard anything typed ahead of the question
-        _write(fd, render(line, verdict, timeout))
-        answer = _read_choice(fd, allowed, time.monotonic() + timeout)
+        _write(fd, render(line, verdict, timeout, remote))
+        answer = _read_choice(fd, allowed, time.monotonic() + timeout, remote)
         _write(fd, f"{answer.answer}\n")
         return answer
     except KeyboardInterrupt:
@@ -124,12 +155,14 @@ def _question(fd: int, line: str, verdict: LineVerdict, timeout: int) -> Answer:
         termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
 
 
-def _read_choice(fd: int, allowed: set[str], deadline: float) -> Answer:
+def _read_choice(fd: int, allowed: set[str], deadline: float, remote: Remote | None = None) -> Answer:
     while True:
+        if remote is not None and (given := remote.poll()) is not None:
+            return Answer(given, source="remote")
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return Answer("timeout", timed_out=True)
-        ready, _, _ = select.select([fd], [], [], remaining)
+        ready, _, _ = select.select([fd], [], [], remaining if remote is None else min(remaining, POLL_SECONDS))
         if not ready:
             continue
         data = os.read(fd, 1)
@@ -143,6 +176,19 @@ def _read_choice(fd: int, allowed: set[str], deadline: float) -> Answer:
         key = data.decode("latin-1")
         if key in allowed:
             return Answer(CHOICES[key])
+
+
+def wait_remote(timeout: int, remote: Remote) -> Answer:
+    """No terminal to ask on: wait for an answer from another terminal only."""
+    deadline = time.monotonic() + timeout
+    try:
+        while (given := remote.poll()) is None:
+            if time.monotonic() >= deadline:
+                return Answer("timeout", timed_out=True)
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        return Answer("interrupt")
+    return Answer(given, source="remote")
 
 
 def _skip_escape_sequence(fd: int) -> None:

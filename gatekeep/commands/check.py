@@ -38,10 +38,9 @@ def check(
     verdict = evaluate(line, policy, record["cwd"])
     audit_only = policy.mode == "audit"  # roll-out: record what would happen, block and prompt nothing
     answer = None
-    if verdict.decision == "ask" and prompt and record["tty"] and sys.stdin.isatty() and not audit_only:
-        from gatekeep.prompt import ask
-
-        answer = ask(line, verdict, policy.timeout, paths.lock_for(record["tty"]))
+    on_terminal = bool(record["tty"]) and sys.stdin.isatty()
+    if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
+        answer = _ask(paths, record, verdict, policy, on_terminal)
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
             _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
@@ -57,6 +56,8 @@ def check(
         timed_out=bool(answer and answer.timed_out),
         policy_sha256=policy.sha256,
     )
+    if answer is not None and answer.source != "tty":
+        record["answered_from"] = answer.source
     if audit_only:
         record["mode"] = "audit"
     save_record(paths.audit_log, record, policy.syslog)
@@ -77,6 +78,44 @@ def check(
     elif not quiet:
         print(f"gatekeep: {verdict.reason}", file=sys.stderr)
     return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
+
+
+def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
+    """Ask on this terminal, or (approve: remote | both) publish the request for another terminal
+    too (approvals.py) and take the first answer; it is withdrawn whatever happens."""
+    from gatekeep.prompt import Remote, ask, wait_remote
+
+    line, lock = record["command"], paths.lock_for(record["tty"]) if record["tty"] else None
+    if policy.approve == "tty":
+        return ask(line, verdict, policy.timeout, lock)
+    import time
+
+    from gatekeep import approvals
+
+    request_id = record["id"]
+    names = list(dict.fromkeys(c.normalized.name for c in verdict.commands if c.decision != "allow"))
+    request = {
+        **{key: record[key] for key in ("id", "command", "cwd", "tty", "pid", "user")},
+        "reason": verdict.reason,
+        "names": names,
+        "suggestions": list(verdict.suggestions),
+        "created": time.time(),
+        "deadline": time.time() + policy.timeout,
+    }
+
+    def poll() -> str | None:
+        given = approvals.answer_of(paths, request_id)
+        return given["answer"] if given else None
+
+    remote = Remote(request_id[:8], poll, here=policy.approve == "both")
+    approvals.publish(paths, request)
+    try:
+        if on_terminal:
+            return ask(line, verdict, policy.timeout, lock, remote=remote)
+        print(f"gatekeep: waiting up to {policy.timeout} s for `gatekeep approve {request_id[:8]}`", file=sys.stderr)
+        return wait_remote(policy.timeout, remote)
+    finally:
+        approvals.withdraw(paths, request_id)
 
 
 def _save_answer(paths, target: str, patterns: tuple[str, ...], verdict: str) -> None:
