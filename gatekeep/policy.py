@@ -10,6 +10,7 @@
       syslog: true      # also send each audit record to the system log (or a socket's path)
     mode: enforce       # audit: block and prompt nothing, only record what would have happened
     approve: tty        # who may answer a prompt: tty | remote (`gatekeep approve`) | both
+    confirm: key        # word: approving at the prompt takes typing a word of the command
 
 Rules from every layer count, and deny beats ask beats allow, so nothing in
 the user's file can allow what the built-in or system file denies. `default`
@@ -23,7 +24,7 @@ the file, and its `default` and `timeout` count only when they are stricter
 (a stricter default, a shorter timeout) than the other layers'. It cannot
 set `audit`.
 
-`mode` and `approve`, like `default`, come from the most specific layer that
+`mode`, `approve` and `confirm`, like `default`, come from the most specific layer that
 sets them, but the system policy's choice is a floor: a user cannot turn an
 enforcing system policy into `mode: audit`, nor a `remote` one into `tty`. A
 project may only make them stricter (`mode: enforce`, `approve: remote`).
@@ -46,9 +47,10 @@ from gatekeep.project import find_project_file, is_trusted, trust_key
 from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "timeout", "rules", "audit", "mode", "approve")
+KEYS = ("default", "timeout", "rules", "audit", "mode", "approve", "confirm")
 MODES = ("audit", "enforce")  # loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
+CONFIRMS = ("key", "word")  # what approves at the prompt: one keypress, or a typed word
 SYSLOG_SOCKET = "/dev/log"  # syslogd's, or journald's where systemd runs
 MAX_TIMEOUT = 3600
 DEFAULT_TIMEOUT = 300
@@ -57,8 +59,8 @@ DEFAULT_TIMEOUT = 300
 class Layer(
     record(
         "Layer",
-        "name path text default timeout rules ignored error syslog mode approve",
-        defaults=(None, None, (), (), None, None, None, None),
+        "name path text default timeout rules ignored error syslog mode approve confirm",
+        defaults=(None, None, (), (), None, None, None, None, None),
     )
 ):
     """One policy file: its text and what it sets.
@@ -68,18 +70,18 @@ class Layer(
     file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
     syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
-    mode, approve: what the file sets, or None.
+    mode, approve, confirm: what the file sets, or None.
     """
 
     __slots__ = ()
 
 
-class Policy(record("Policy", "layers default default_layer timeout index sha256 syslog mode approve")):
+class Policy(record("Policy", "layers default default_layer timeout index sha256 syslog mode approve confirm")):
     """The layers combined: the effective default and timeout, and every rule, indexed.
 
     sha256 identifies the policy a decision was made under (recorded in the audit log);
     syslog is the socket audit records also go to, or None; mode is "enforce" or "audit";
-    approve is "tty", "both" or "remote".
+    approve is "tty", "both" or "remote"; confirm is "key" or "word".
     """
 
     __slots__ = ()
@@ -114,13 +116,14 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-4"
+    cache_name = "policy-5"
     project_file = None if cwd is None else find_project_file(cwd)
     if project_file is not None:
         text = read_text(project_file, required=True)
         sources.append(("project", project_file, text, is_trusted(paths, project_file, text)))
-        cache_name = f"policy-4-{trust_key(project_file, '')[:16]}"
-    key = tuple((name, str(path), text, trusted) for name, path, text, trusted in sources)
+        cache_name = f"policy-5-{trust_key(project_file, '')[:16]}"
+    # the record's fields are part of the key: a new setting in Layer must not meet an old cache
+    key = (Layer._fields, *((name, str(path), text, trusted) for name, path, text, trusted in sources))
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
 
@@ -160,6 +163,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
     floor = None  # the system layer's default: no later layer may be looser
     syslog = None
     mode, approve = _floored(layers, "mode", MODES), _floored(layers, "approve", APPROVERS)
+    confirm = _floored(layers, "confirm", CONFIRMS)
     for layer in layers:
         if layer.name == "project":  # only ever stricter (module docstring)
             if layer.default is not None and STRICTNESS[layer.default] > STRICTNESS[default]:
@@ -179,13 +183,13 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
     digest_ = sha256 or digest(layers)
-    return Policy(tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve)
+    return Policy(tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve, confirm)
 
 
 def _floored(layers, key: str, order: tuple[str, ...]) -> str:
     """The most specific layer's value for `key`, but never looser than the system layer's, and
     a project's only when it is stricter; order lists the values loosest first."""
-    value = {"mode": "enforce", "approve": "tty"}[key]  # the defaults
+    value = {"mode": "enforce", "approve": "tty", "confirm": "key"}[key]  # the defaults
     floor = 0
     for layer in layers:
         chosen = getattr(layer, key)
@@ -243,7 +247,9 @@ def parse_layer(name: str, path: str, text: str) -> Layer:
     timeout = None if timeout is None else int(timeout)
     rules = tuple(_rules(path, data))
     mode, approve = _choice(path, data, "mode", MODES), _choice(path, data, "approve", APPROVERS)
-    return Layer(name, path, text, default, timeout, rules, syslog=_syslog(path, data), mode=mode, approve=approve)
+    confirm = _choice(path, data, "confirm", CONFIRMS)
+    settings = {"syslog": _syslog(path, data), "mode": mode, "approve": approve, "confirm": confirm}
+    return Layer(name, path, text, default, timeout, rules, **settings)
 
 
 def _choice(path: str, data: dict, key: str, choices: tuple[str, ...]) -> str | None:

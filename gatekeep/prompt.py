@@ -16,6 +16,11 @@ Prompts on one terminal never interleave: each takes a lock for its terminal
 first. Waiting for that lock is bounded by LOCK_SECONDS and does not count
 against the time the person has to answer.
 
+With `confirm: word`, no single key approves: the person types a word of the
+command (the last word of its name: `install` for `npm install x`) and Enter
+to run it once; `d` or `n` and Enter deny, and anything else is asked again.
+"always" is then given with `gatekeep rules add`.
+
 With `approve: remote` or `both` (approvals.py), the question can also be
 answered from another terminal: `remote` is polled while the prompt waits.
 With `remote` alone the keys here can only deny (d, Ctrl-C, Ctrl-D): whatever
@@ -72,6 +77,7 @@ def ask(
     lock_path: str | Path,
     tty_path: str = "/dev/tty",
     remote: Remote | None = None,
+    confirm: str = "key",
 ) -> Answer:
     """Ask on the terminal; `remote`, if given, is also polled for an answer from elsewhere."""
     try:
@@ -83,7 +89,7 @@ def ask(
             if not locked:
                 _write(fd, "gatekeep: another gatekeep prompt holds this terminal; denied\n")
                 return Answer("busy")
-            return _question(fd, line, verdict, timeout, remote)
+            return _question(fd, line, verdict, timeout, remote, confirm)
     finally:
         os.close(fd)
 
@@ -105,9 +111,21 @@ def _terminal_lock(lock_path: str | Path):
         lock.release()
 
 
-def render(line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None) -> str:
+def confirm_word(verdict: LineVerdict) -> str:
+    """The word to type under `confirm: word`: the last word of the first asked command's name."""
+    asked = [c for c in verdict.commands if c.decision != "allow"] or list(verdict.commands)
+    name = asked[0].normalized.name if asked else ""
+    return (name or "yes").split()[-1].rsplit("/", 1)[-1] or "yes"
+
+
+def render(line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None, word: str = "") -> str:
     names = ", ".join(dict.fromkeys(c.normalized.name for c in verdict.commands if c.decision != "allow"))
     here = remote is None or remote.here
+    if word and here:
+        choices = [f"type '{visible(word)}' and Enter to run it once", "d and Enter: deny"]
+        lines = ["", "gatekeep: this line needs your approval", f"  command: {visible(line)}"]
+        lines += [f"  reason:  {visible(verdict.reason)}", "  " + "   ".join(choices)]
+        return "\n".join([*lines, f"  (no answer in {timeout} s means deny) > "])
     choices = ["[o] run once"] if here else []
     if verdict.suggestions and here:
         patterns = ", ".join(f"'{visible(s)}'" for s in verdict.suggestions)
@@ -130,10 +148,13 @@ def render(line: str, verdict: LineVerdict, timeout: int, remote: Remote | None 
     return "\n".join(lines)  # the terminal (OPOST) turns \n into \r\n
 
 
-def _question(fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None) -> Answer:
+def _question(
+    fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None, confirm: str = "key"
+) -> Answer:
     allowed = {"o", "d"} | ({"a", "n"} if verdict.suggestions else set())
     if remote is not None and not remote.here:
         allowed = {"d"}
+    word = confirm_word(verdict) if confirm == "word" and "o" in allowed else ""
     try:
         saved = termios.tcgetattr(fd)
     except termios.error:
@@ -145,8 +166,9 @@ def _question(fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Re
         mode[tty.CC][termios.VTIME] = 0
         termios.tcsetattr(fd, termios.TCSANOW, mode)
         termios.tcflush(fd, termios.TCIFLUSH)  # discard anything typed ahead of the question
-        _write(fd, render(line, verdict, timeout, remote))
-        answer = _read_choice(fd, allowed, time.monotonic() + timeout, remote)
+        _write(fd, render(line, verdict, timeout, remote, word))
+        deadline = time.monotonic() + timeout
+        answer = _read_word(fd, word, deadline, remote) if word else _read_choice(fd, allowed, deadline, remote)
         _write(fd, f"{answer.answer}\n")
         return answer
     except KeyboardInterrupt:
@@ -156,6 +178,13 @@ def _question(fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Re
 
 
 def _read_choice(fd: int, allowed: set[str], deadline: float, remote: Remote | None = None) -> Answer:
+    key = _next_key(fd, allowed, deadline, remote)
+    return key if isinstance(key, Answer) else Answer(CHOICES[key])
+
+
+def _next_key(fd: int, allowed, deadline: float, remote: Remote | None) -> str | Answer:
+    """The next key in `allowed`, or the Answer that ends the question first (timeout, Ctrl-C,
+    Ctrl-D, an answer from another terminal); other keys and escape sequences are skipped."""
     while True:
         if remote is not None and (given := remote.poll()) is not None:
             return Answer(given, source="remote")
@@ -175,7 +204,33 @@ def _read_choice(fd: int, allowed: set[str], deadline: float, remote: Remote | N
             continue
         key = data.decode("latin-1")
         if key in allowed:
-            return Answer(CHOICES[key])
+            return key
+
+
+def _read_word(fd: int, word: str, deadline: float, remote: Remote | None) -> Answer:
+    """Read typed text up to Enter: `word` runs the line once, d/n/no/deny deny it; else ask again."""
+    typed = ""
+    while True:
+        char = _next_key(fd, _TYPABLE, deadline, remote)
+        if isinstance(char, Answer):
+            return char
+        if char in ("\r", "\n"):
+            if typed == word:
+                return Answer("once")
+            if typed.lower() in ("d", "n", "no", "deny"):
+                return Answer("deny")
+            typed = ""
+            _write(fd, f"\n  type '{visible(word)}' and Enter to run it, or d and Enter to deny > ")
+        elif char in ("\x7f", "\b"):
+            if typed:
+                typed = typed[:-1]
+                _write(fd, "\b \b")
+        else:
+            typed += char
+            _write(fd, visible(char))
+
+
+_TYPABLE = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\r", "\n", "\x7f", "\b"}
 
 
 def wait_remote(timeout: int, remote: Remote) -> Answer:

@@ -136,9 +136,21 @@ def test_mode_and_approve_by_layer(paths, tmp_path, system, user, project, expec
     assert (policy.mode, policy.approve) == expected
 
 
-@pytest.mark.parametrize("text,key", [("mode: off\n", "mode"), ("approve: ssh\n", "approve"), ("mode: 1\n", "mode")])
+@pytest.mark.parametrize(
+    "text,key",
+    [("mode: off\n", "mode"), ("approve: ssh\n", "approve"), ("mode: 1\n", "mode"), ("confirm: y\n", "confirm")],
+)
 def test_bad_mode_or_approve_is_a_policy_error(paths, text, key):
     write(paths.user_policy, text)
     with pytest.raises(PolicyError) as error:
         load_policy(paths)
     assert f"key '{key}'" in str(error.value)
+
+
+@pytest.mark.parametrize("system,user,expected", [(None, None, "key"), ("word", "key", "word"), (None, "word", "word")])
+def test_confirm_by_layer(paths, system, user, expected):
+    if system:
+        write(paths.system_policy, f"confirm: {system}\n")
+    if user:
+        write(paths.user_policy, f"confirm: {user}\n")
+    assert load_policy(paths).confirm == expected

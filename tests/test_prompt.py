@@ -139,3 +139,27 @@ def test_two_prompts_on_one_terminal_take_turns(tmp_path):
     assert between.index("deny") < between.index("this line needs your approval")  # the first answer came first
     outcomes = sorted(part[:7] for part in log.getvalue().split('"outcome": ')[1:])
     assert outcomes == ['"allow"', '"deny"}']
+
+
+@pytest.mark.parametrize(
+    "keys,answer",
+    [
+        (b"install\r", "once"),  # the last word of the name `npm install`
+        (b"o", "timeout"),  # no single key approves
+        (b"y\r\ryes\rinstal\r", "timeout"),  # nor a wrong word, nor Enter
+        (b"instalx\x7fl\r", "once"),  # backspace works
+        (b"INSTALL\rd\r", "deny"),
+        (b"no\r", "deny"),
+        (b"insta\x03", "interrupt"),
+    ],
+)
+def test_confirm_word_takes_the_word_and_enter(terminal, tmp_path, keys, answer):
+    master, tty_path = terminal
+    type_later(master, keys)
+    result = prompt.ask("npm install left-pad", verdict(), 2, tmp_path / "tty.lock", tty_path, confirm="word")
+    assert result.answer == answer
+
+
+def test_confirm_word_shows_the_word_to_type():
+    text = prompt.render("npm install left-pad", verdict(), 30, word=prompt.confirm_word(verdict()))
+    assert "type 'install' and Enter to run it once" in text and "[o]" not in text

@@ -87,7 +87,7 @@ def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
 
     line, lock = record["command"], paths.lock_for(record["tty"]) if record["tty"] else None
     if policy.approve == "tty":
-        return ask(line, verdict, policy.timeout, lock)
+        return ask(line, verdict, policy.timeout, lock, confirm=policy.confirm)
     import time
 
     from gatekeep import approvals
@@ -111,7 +111,7 @@ def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
     approvals.publish(paths, request)
     try:
         if on_terminal:
-            return ask(line, verdict, policy.timeout, lock, remote=remote)
+            return ask(line, verdict, policy.timeout, lock, remote=remote, confirm=policy.confirm)
         print(f"gatekeep: waiting up to {policy.timeout} s for `gatekeep approve {request_id[:8]}`", file=sys.stderr)
         return wait_remote(policy.timeout, remote)
     finally:
