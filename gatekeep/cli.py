@@ -188,6 +188,22 @@ def audit_tail(count, follow, as_json, outcome) -> int:
     return run(count, follow, as_json, outcome)
 
 
+@audit.command(name="stats", context_settings=CONTEXT)
+@click.option("--since", metavar="DURATION|DATE", help="Only records since 30m, 24h, 7d, 2w ago, or a UTC date/time.")
+@json_option
+def audit_stats(since, as_json) -> int:
+    """Summarize decisions and the rules that would remove the most asks.
+
+    The asked lines are decided again under the current policy: lines it now
+    allows or denies are counted as such; for the rest, the few rules that
+    would turn the most asks into allows, and how many each removes. Made for
+    a roll-out with `mode: audit`.
+    """
+    from gatekeep.commands.audit_stats import audit_stats as run
+
+    return run(since, as_json)
+
+
 @cli.command(context_settings=CONTEXT)
 @json_option
 def paths(as_json) -> int:

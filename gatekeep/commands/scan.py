@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from gatekeep.audit import new_id
+from gatekeep.best_rules import best_suggestions
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW
 from gatekeep.gate import evaluate, verdict_json, write_context
@@ -21,7 +22,6 @@ from gatekeep.history import command_lines, null_separated
 from gatekeep.paths import get_paths
 from gatekeep.policy import load_policy
 
-TOP_SUGGESTIONS = 5
 PROGRESS_EVERY = 1000
 PARALLEL_FROM = 2_000  # distinct lines
 MAX_WORKERS = 8
@@ -92,25 +92,6 @@ def _decide_all(lines: list[str]):
 def _read(source: str, null: bool):
     text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8", errors="replace")
     return null_separated(text) if null else command_lines(text.splitlines())
-
-
-def best_suggestions(asked: list[tuple[str, ...]], count: int = TOP_SUGGESTIONS) -> tuple[list[str], int]:
-    """Greedily pick the rules that would stop the most prompts; a line stops asking once all its
-    suggestions are picked. Returns the rules and how many asked lines they cover."""
-    chosen: list[str] = []
-    open_lines = [set(s) for s in asked if s]
-    for _ in range(count):
-        gains = collections.Counter()
-        for needed in open_lines:
-            remaining = needed.difference(chosen)
-            if remaining:
-                for suggestion in remaining:
-                    gains[suggestion] += 1 / len(remaining)
-        if not gains:
-            break
-        chosen.append(max(gains, key=lambda s: (gains[s], s)))
-    covered = sum(1 for needed in open_lines if needed <= set(chosen))
-    return chosen, covered
 
 
 def _summary(total: int, tally, denied: list[str], asked: list[tuple[str, ...]]) -> None:
