@@ -33,7 +33,20 @@ def could_match(pattern: str, text: str) -> bool:
     alternatives = [atoms]
     if atoms.endswith(" " + _STAR):
         alternatives.append(atoms[:-2])  # `git push *` also matches `git push`
-    return any(_match(p, text) for p in alternatives)
+    return any(not _ends_differ(p, text) and _match(p, text) for p in alternatives)
+
+
+def _ends_differ(p: str, t: str) -> bool:
+    """Whether the literal starts (before any `*` or unknown part) or literal ends of the two
+    differ, which rules a match out without the quadratic walk below: most rules tried against
+    a command fail this way. Reversing both keeps the question the same."""
+    for a, b in ((p, t), (p[::-1], t[::-1])):
+        for x, y in zip(a, b, strict=False):  # they differ in length
+            if x == _STAR or y == UNKNOWN:
+                break
+            if x != y:
+                return True
+    return False
 
 
 def _match(p: str, t: str) -> bool:

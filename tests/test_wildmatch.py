@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gatekeep.gate import evaluate
 from gatekeep.wildmatch import UNKNOWN, could_match, unknown_parts
@@ -70,3 +72,12 @@ POLICY = "rules:\n  deny: ['git push --force *']\n  allow: ['rm *', 'git push *'
 def test_variables_and_globs_meet_deny_rules_conservatively(line, decision):
     verdict = evaluate(line, policy_from(POLICY))
     assert verdict.decision == decision, verdict.reason
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text("ab */", max_size=8), st.text("ab /\x00", max_size=8))
+def test_the_quick_rejection_never_changes_the_answer(pattern, text):
+    from gatekeep import wildmatch
+
+    atoms = pattern.replace("*", wildmatch._STAR)
+    assert wildmatch._ends_differ(atoms, text) is False or wildmatch._match(atoms, text) is False
