@@ -214,6 +214,20 @@ def paths(as_json) -> int:
 
 
 @cli.command(context_settings=CONTEXT)
+@json_option
+def doctor(as_json) -> int:
+    """Check that the gate works in this shell, and say how to fix what does not (exit 1 on any problem).
+
+    Checks the hook is loaded here, the shell's version, the history settings
+    the bash gate relies on, the policy, the audit log, and the interpreter the
+    hook calls. Run it directly at the prompt of the shell you want checked.
+    """
+    from gatekeep.commands.doctor import doctor as run
+
+    return run(as_json)
+
+
+@cli.command(context_settings=CONTEXT)
 @click.argument("directory", required=False, type=click.Path(exists=True, file_okay=False))
 @click.option("--revoke", is_flag=True, help="Stop trusting it: its allow rules no longer apply.")
 def trust(directory, revoke) -> int:

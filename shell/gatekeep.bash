@@ -15,6 +15,10 @@
 #   INT trap (it would swallow the SIGINT); edit-and-execute-command (C-x C-e)
 #   is unbound and `fc` cannot re-run history, since those run text that never
 #   passes through PS0.
+#
+# Once loaded, it exports GATEKEEP_HOOK="bash VERSION ps0 PID INTERPRETER" for
+# `gatekeep doctor`, which runs as a child of this shell and cannot see its
+# functions; the PID tells this shell from a child that inherited the variable.
 
 [[ $- == *i* ]] || return 0                      # interactive shells only
 [[ -n ${__gatekeep_loaded-} ]] && return 0       # loaded once, even if sourced twice
@@ -120,3 +124,4 @@ __gatekeep_prompt_init() {
     fi
 }
 __gatekeep_prompt_init
+export GATEKEEP_HOOK="bash ${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]} ps0 $$ ${__gatekeep_cmd[0]}"

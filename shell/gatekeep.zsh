@@ -8,6 +8,10 @@
 # commands of the line typed at the prompt, and blocks any such command that
 # runs when no approved line is pending. Wrapping the accept-line widget would
 # not be a gate: accept-and-hold (M-a) and C-o run a line without it.
+#
+# Once loaded, it exports GATEKEEP_HOOK="zsh VERSION preexec+TRAPDEBUG PID INTERPRETER"
+# for `gatekeep doctor`, which runs as a child of this shell and cannot see its
+# functions; the PID tells this shell from a child that inherited the variable.
 
 [[ -o interactive ]] || return 0                 # interactive shells only
 (( ${+__gatekeep_loaded} )) && return 0          # loaded once, even if sourced twice
@@ -74,3 +78,4 @@ fc() {
 }
 
 __gatekeep_register
+export GATEKEEP_HOOK="zsh $ZSH_VERSION preexec+TRAPDEBUG $$ ${__gatekeep_cmd[@]:0:1}"
