@@ -146,7 +146,7 @@ def read_last(path: str, count: int, keep: Callable[[dict], bool] = lambda r: Tr
     if count <= 0 or not os.path.exists(path):
         return found
     with open(path, "rb") as f:
-        for raw in _lines_backwards(f):
+        for raw in lines_backwards(f):
             record = _decode(raw)
             if record is not None and keep(record):
                 found.append(record)
@@ -155,7 +155,7 @@ def read_last(path: str, count: int, keep: Callable[[dict], bool] = lambda r: Tr
     return found[::-1]
 
 
-def _lines_backwards(f, block: int = 1 << 16) -> Iterator[bytes]:
+def lines_backwards(f, block: int = 1 << 16) -> Iterator[bytes]:
     """The file's non-empty lines, last first."""
     position = f.seek(0, os.SEEK_END)
     partial = b""  # the start of a line whose beginning lies in an earlier block

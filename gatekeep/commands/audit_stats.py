@@ -82,7 +82,7 @@ def read_records(path: str, since: datetime | None) -> Iterator[dict | None]:
             yield from (audit._decode(raw) for raw in f if raw.strip())
             return
         stop = since - LATE_BY_AT_MOST
-        for raw in audit._lines_backwards(f):
+        for raw in audit.lines_backwards(f):
             record = audit._decode(raw)
             when = _parse_time(record.get("ts")) if record is not None else None
             if when is None:
