@@ -1,4 +1,5 @@
-"""Every test runs with its own GATEKEEP_HOME, HOME and XDG dirs under tmp_path.
+"""Every test runs with its own GATEKEEP_HOME, HOME and XDG dirs under tmp_path (fixtures shared by a
+module or the session get a throw-away set of their own).
 
 The guard is autouse, so a test that forgets cannot write to the real home
 directory, and no developer's own policy can change a test's result.
@@ -15,17 +16,28 @@ from gatekeep.paths import get_paths
 from gatekeep.policy import Policy, combine, load_policy, parse_layer
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
+def _isolate(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
+    home = root / "home"
+    home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GATEKEEP_HOME", str(tmp_path / "gatekeep"))
-    monkeypatch.setenv("GATEKEEP_SYSTEM_POLICY", str(tmp_path / "etc" / "policy.yaml"))
+    monkeypatch.setenv("GATEKEEP_HOME", str(root / "gatekeep"))
+    monkeypatch.setenv("GATEKEEP_SYSTEM_POLICY", str(root / "etc" / "policy.yaml"))
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(home / f".{name.lower()}"))
     monkeypatch.delenv("GATEKEEP_POLICY", raising=False)
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session(tmp_path_factory):
+    """The same isolation for module- and session-scoped fixtures, which are set up before any test's own."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield _isolate(monkeypatch, tmp_path_factory.mktemp("session"))
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    return _isolate(monkeypatch, tmp_path)
 
 
 @pytest.fixture
