@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
+import tempfile
 from pathlib import Path
 
 from gatekeep.arity import load_table
@@ -28,6 +30,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--misses", type=int, default=15)
     args = parser.parse_args()
+    # the arity table's cache goes to a throw-away state dir, never the user's
+    scratch = tempfile.TemporaryDirectory(prefix="gatekeep-bench-")  # removed when main() returns
+    os.environ["GATEKEEP_HOME"] = scratch.name
     table = load_table()
     rows = [line.rstrip("\n").split("\t") for line in CORPUS.open(encoding="utf-8")][1:]
     tally = collections.Counter()
