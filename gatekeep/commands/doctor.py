@@ -74,8 +74,9 @@ class Hook(NamedTuple):
 
 def doctor(as_json: bool) -> int:
     parent = os.getppid()
-    hook, hook_check = check_hook(os.environ.get("GATEKEEP_HOOK"), parent)
-    shell, shell_check = check_shell(hook, parent)
+    parent_exe = process_exe(parent)
+    hook, hook_check = check_hook(os.environ.get("GATEKEEP_HOOK"), parent, parent_exe)
+    shell, shell_check = check_shell(hook, parent_exe)
     checks = [hook_check, shell_check, check_history(shell, hook), check_policy(), check_audit_log()]
     checks.append(check_install(hook))
     ok = all(c.ok for c in checks)
@@ -99,10 +100,10 @@ def parse_hook(value: str) -> Hook | None:
     return Hook(shell, version, mechanism, int(pid), interpreter)
 
 
-def check_hook(value: str | None, parent: int) -> tuple[Hook | None, Check]:
+def check_hook(value: str | None, parent: int, parent_exe: str) -> tuple[Hook | None, Check]:
     """What GATEKEEP_HOOK says, when the hook that set it was loaded by this shell (doctor's parent)."""
-    here = shell_kind(process_exe(parent))
-    load = _how_to_load(here or shell_kind(os.environ.get("SHELL", "")))
+    here = shell_kind(parent_exe)
+    load = _how_to_load(shell_kind(shell_exe(parent_exe)))
     if not value:
         return None, Check("hook", False, "not loaded in this shell (GATEKEEP_HOOK is not set)", load)
     hook = parse_hook(value)
@@ -142,14 +143,17 @@ def shell_kind(path: str) -> str | None:
     return name if name in SHELLS else None
 
 
-def check_shell(hook: Hook | None, parent: int) -> tuple[str | None, Check]:
+def shell_exe(parent_exe: str) -> str:
+    """The shell doctor was typed in: its parent process when that is a shell, else $SHELL."""
+    return parent_exe if shell_kind(parent_exe) is not None else os.environ.get("SHELL", "")
+
+
+def check_shell(hook: Hook | None, parent_exe: str) -> tuple[str | None, Check]:
     """The shell's kind, and whether the hook supports its version: from GATEKEEP_HOOK, else `SHELL --version`
-    (SHELL being the parent process when it is a shell, else $SHELL)."""
+    (SHELL as shell_exe finds it)."""
     if hook is not None:
         return hook.shell, _supported(hook.shell, hook.version, "the loaded hook")
-    exe = process_exe(parent)
-    if shell_kind(exe) is None:
-        exe = os.environ.get("SHELL", "")
+    exe = shell_exe(parent_exe)
     shell = shell_kind(exe)
     if shell is None:
         detail = f"cannot tell which shell this is (not the parent process, nor $SHELL={exe!r})"
