@@ -74,6 +74,8 @@ def decide(
         reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
     risk = _line_risk(parsed, normalized)
+    if risk is None and parsed.risks:
+        risk = f"the line cannot be allowed: {parsed.risks[0]}"
     if risk is not None:
         return LineVerdict("ask", risk, None, verdicts, ())
     asked = next((v for v in verdicts if v.decision == "ask"), None)

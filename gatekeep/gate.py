@@ -48,6 +48,7 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
     problems = list(parsed.problems)
     complete = parsed.complete
     functions = list(parsed.functions)
+    risks = list(parsed.risks)
     result: list[Normalized] = []
     pipelines = max((n.command.pipeline for n in normalized), default=0)
     for n in normalized:
@@ -73,7 +74,9 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
         complete = complete and inner.complete
         problems.extend(inner.problems)
         functions.extend(inner.functions)
-    merged = ParseResult(parsed.line, tuple(n.command for n in result), complete, tuple(problems), tuple(functions))
+        risks.extend(inner.risks)
+    commands = tuple(n.command for n in result)
+    merged = ParseResult(parsed.line, commands, complete, tuple(problems), tuple(functions), tuple(risks))
     return merged, result
 
 

@@ -17,7 +17,7 @@ import sys
 
 from gatekeep.lazyre import lazy
 from gatekeep.records import record
-from gatekeep.shellwords import Word, expansion_end, unquote
+from gatekeep.shellwords import Word, expansion_end, text_risk, unquote
 
 PARSE_SECONDS = 0.5
 MAX_LINE_CHARS = 10_000
@@ -27,12 +27,14 @@ _ARRAY_ASSIGNMENT = lazy(r"(?s)[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=")
 _NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
 
 
-class Redirect(record("Redirect", "op target dynamic body", defaults=(False, None))):
+class Redirect(record("Redirect", "op target dynamic body unsafe", defaults=(False, None, None))):
     """One redirection of a command: its operator and literal target.
 
     target is None when it is a file descriptor number; body is a heredoc's text
-    (without its terminator line), which becomes standard input. Like every record
-    of the hot path this is a named tuple, not a dataclass (see shellwords.Word).
+    (without its terminator line), which becomes standard input; unsafe says why
+    expanding the target or an unquoted heredoc's body is not proven inert
+    (shellwords.expansion_risk). Like every record of the hot path this is a
+    named tuple, not a dataclass (see shellwords.Word).
     """
 
     __slots__ = ()
@@ -93,8 +95,15 @@ class FunctionDef(record("FunctionDef", "name self_calls self_call_in_pipeline c
         return self.self_calls >= 2 or self.self_call_in_pipeline
 
 
-class ParseResult(record("ParseResult", "line commands complete problems functions", defaults=(True, (), ()))):
-    """Every simple command of a line; `complete` is False when the parse cannot be trusted."""
+class ParseResult(
+    record("ParseResult", "line commands complete problems functions risks", defaults=(True, (), (), ()))
+):
+    """Every simple command of a line; `complete` is False when the parse cannot be trusted.
+
+    risks: why the line can never be allowed although it was read completely: a
+    word outside any simple command (a `for` list, say) whose expansion is not
+    proven inert. A word inside a command makes that command's problems instead.
+    """
 
     __slots__ = ()
 
@@ -161,15 +170,17 @@ def parse_plain_line(line: str) -> ParseResult | None:
         else:
             pipelines, position = pipelines + 1, 0
         words: list[Word] = []
-        assignments: list[str] = []
+        assignments: list[Word] = []
         for token, _ in segment:
             if not words and "=" in token:
                 if not _is_name(token.split("=", 1)[0]):
                     return None  # `a+=b`, `1=x`: leave such words to bashlex
-                assignments.append(unquote(token).value)
+                assignments.append(unquote(token))
             else:
                 words.append(unquote(token))
-        commands.append(SimpleCommand(tuple(words), tuple(assignments), (), pipelines, position, segment[0][1]))
+        problems = tuple(w.unsafe for w in (*assignments, *words) if w.unsafe)  # plain words: only `__gatekeep`
+        values = tuple(a.value for a in assignments)
+        commands.append(SimpleCommand(tuple(words), values, (), pipelines, position, segment[0][1], problems))
     return ParseResult(line, tuple(commands))
 
 
@@ -200,7 +211,8 @@ def parse_with_bashlex(line: str) -> ParseResult:
     problems = walker.crosscheck(raw)
     if problems:
         return _incomplete(line, walker.commands, *problems, functions=walker.functions)
-    return ParseResult(line, tuple(walker.commands), functions=tuple(walker.functions))
+    risks = tuple(walker.risks)
+    return ParseResult(line, tuple(walker.commands), functions=tuple(walker.functions), risks=risks)
 
 
 def _incomplete(line: str, found, *problems: str, functions=()) -> ParseResult:
@@ -255,6 +267,7 @@ class _Walker:
         self.covered = bytearray(len(line))
         self.pipelines = 0
         self.functions: list[FunctionDef] = []
+        self.risks: list[str] = []  # unsafe words outside simple commands
 
     def cover(self, start: int, end: int) -> None:
         self.covered[start:end] = b"\x01" * (end - start)
@@ -283,8 +296,10 @@ class _Walker:
             self.cover(start, start + (1 if self.line[start] == "`" else 2))
             self.cover(end - 1, end)
             self.walk(node.command)
-        elif kind in ("word", "assignment"):
-            self.word(node)
+        elif kind in ("word", "assignment"):  # outside a simple command: a `for` list, a function's name
+            word = self.word(node)
+            if word.unsafe:
+                self.risks.append(word.unsafe)
         elif kind in ("reservedword", "operator", "pipe"):
             self.cover(*node.pos)
         elif kind == "redirect":
@@ -298,7 +313,13 @@ class _Walker:
             # `{ ...; } > file`, `while ...; done < file`: the redirection applies to every command inside
             redirects = tuple(self.redirect(r) for r in getattr(node, "redirects", None) or ())
             if redirects:
-                self.commands[first:] = [c._replace(redirects=c.redirects + redirects) for c in self.commands[first:]]
+                unsafe = tuple(r.unsafe for r in redirects if r.unsafe)
+                self.commands[first:] = [
+                    c._replace(redirects=c.redirects + redirects, problems=c.problems + unsafe)
+                    for c in self.commands[first:]
+                ]
+                if first == len(self.commands):  # nothing inside runs a command, yet the target expands
+                    self.risks += unsafe
 
     def function(self, node) -> None:
         first = len(self.commands)
@@ -333,13 +354,15 @@ class _Walker:
             text = self.line[body.pos[0] : body.pos[1]].rpartition("\n")[0]
             if node.type == "<<-":
                 text = "\n".join(part.lstrip("\t") for part in text.split("\n"))
-            return Redirect(node.type, unquote(self.line[slice(*target.pos)]).value, body=text)
+            delimiter = self.line[slice(*target.pos)]
+            quoted = any(q in delimiter for q in "'\"\\")
+            return Redirect(node.type, unquote(delimiter).value, body=text, unsafe=None if quoted else text_risk(text))
         if isinstance(target, int):
             self.cover(*node.pos)
             return Redirect(node.type, str(target))
         self.cover(start, target.pos[0])
         word = self.word(target)
-        return Redirect(node.type, word.value, word.dynamic)
+        return Redirect(node.type, word.value, word.dynamic, unsafe=word.unsafe)
 
     def command(self, node, pipeline: int = 0, position: int = 0) -> None:
         words: list[Word] = []
@@ -348,13 +371,17 @@ class _Walker:
         problems: list[str] = []
         for part in node.parts:
             if part.kind == "assignment" and not words:
-                assignments.append(self.word(part).value)
+                assignment = self.word(part)
+                assignments.append(assignment.value)
+                if assignment.unsafe:
+                    problems.append(assignment.unsafe)
             elif part.kind in ("word", "assignment"):
                 words.append(self.word(part))
             elif part.kind == "redirect":
                 redirects.append(self.redirect(part))
             else:
                 self.walk(part)
+        problems += [x.unsafe for x in (*words, *redirects) if x.unsafe]
         if words and _ARRAY_ASSIGNMENT.match(words[0].value):
             problems.append("array assignments are not understood")
         if any(_NAMED_FD.fullmatch(w.value) for w in words):

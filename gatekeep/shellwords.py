@@ -8,7 +8,19 @@ double quotes.
 
 A word is *dynamic* when bash would change it at run time: a parameter or
 command substitution, an unquoted glob character, or a brace expansion. Its
-value then keeps the expansion's source text; it is never trusted for allow.
+value then keeps the expansion's source text.
+
+A word is *inert* when expanding it can neither run code nor change the
+shell's state, in bash or in zsh (issue 15). That is decided from an
+allow-list, never a block-list: literal and quoted text, globs, brace lists,
+tildes, command and process substitutions (whose commands the parser reads
+and the gate decides one by one), and the parameter expansions in
+`expansion_risk`'s list. Anything else (an assignment `${x:=v}`, a
+transformation `${x@P}`, indirection `${!x}`, a subscript or offset bash
+evaluates as arithmetic, arithmetic itself, zsh's flags and `$~x`, the
+shell's own tables `BASH_ALIASES`, `functions`..., gatekeep's own names)
+makes the word's `unsafe` say why, and a command holding such a word can
+never be allowed: it asks, and deny rules still see it.
 """
 
 from __future__ import annotations
@@ -16,8 +28,10 @@ from __future__ import annotations
 from gatekeep.lazyre import lazy
 from gatekeep.records import record
 
-# Characters that follow `$` to start an expansion: `$name`, `${`, `$(`, `$1`, `$@`, ...
-_EXPANSION_START = lazy(r"[A-Za-z_0-9{(@*#?$!-]")
+# Characters that follow `$` to start an expansion: `$name`, `${`, `$(`, `$[`, `$1`, `$@`, ...
+_EXPANSION_START = lazy(r"[A-Za-z_0-9{(\[@*#?$!-]")
+# `$~x`, `$=x`, `$^x`, `$+x`: literal text to bash, expansions with flags to zsh
+_ZSH_FLAG_START = lazy(r"[~=^+](?:[A-Za-z_{]|$)")
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _BRACE_EXPANSION = lazy(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
 
@@ -42,8 +56,9 @@ _ANSI_C_NUMERIC = lazy(
 )
 
 
-class Word(record("Word", "value dynamic", defaults=(False,))):
-    """A word's value after quote removal (str), and whether bash would still expand it (bool).
+class Word(record("Word", "value dynamic unsafe", defaults=(False, None))):
+    """A word's value after quote removal (str), whether bash would still expand it (bool), and
+    why expanding it is not proven inert (str), or None when it is.
 
     The records of the hot path are named tuples, not dataclasses: importing
     dataclasses and generating their methods costs ~1x Python's start-up per check.
@@ -59,9 +74,10 @@ _SPECIAL = frozenset("\\'\"$`<>*?[{")
 def unquote(src: str) -> Word:
     """The value bash gives the word `src` after quote removal (expansions kept as text)."""
     if _SPECIAL.isdisjoint(src):  # most words: nothing to remove, nothing to expand
-        return Word(src, False)
+        return Word(src, False, _name_risk(src) if "__gatekeep" in src else None)
     out: list[str] = []
     dynamic = False
+    unsafe = None
     i, n = 0, len(src)
     while i < n:
         c = src[i]
@@ -83,9 +99,10 @@ def unquote(src: str) -> Word:
             value, i = _ansi_c(src, i + 2)
             out.append(value)
         elif c == '"' or src.startswith('$"', i):
-            value, i, dyn = _double_quoted(src, i + (2 if c == "$" else 1))
+            value, i, dyn, risk = _double_quoted(src, i + (2 if c == "$" else 1))
             out.append(value)
             dynamic |= dyn
+            unsafe = unsafe or risk
         elif (
             (c == "$" and i + 1 < n and _EXPANSION_START.match(src, i + 1))
             or c == "`"
@@ -96,26 +113,38 @@ def unquote(src: str) -> Word:
             end = expansion_end(src, i)
             out.append(src[i:end])
             dynamic = True
+            unsafe = unsafe or expansion_risk(src[i:end]) or _subscript_risk(src, i, end)
             i = end
+        elif c == "$" and _ZSH_FLAG_START.match(src, i + 1):
+            unsafe = unsafe or f"`{src[i : i + 2]}` is an expansion with flags in zsh"
+            dynamic = True
+            out.append(c)
+            i += 1
         else:
             if c in "*?[":
                 dynamic = True
             elif c == "{" and _BRACE_EXPANSION.match(src, i):
                 dynamic = True
+            elif c == "~" and src.startswith("~[", i):
+                unsafe = unsafe or "`~[...]` calls zsh's zsh_directory_name function"
             out.append(c)
             i += 1
-    return Word("".join(out), dynamic)
+    value = "".join(out)
+    if unsafe is None and "__gatekeep" in value:
+        unsafe = _name_risk(value)
+    return Word(value, dynamic, unsafe)
 
 
-def _double_quoted(src: str, i: int) -> tuple[str, int, bool]:
-    """Read a "..." body starting at `i`; return (value, index after the closing quote, dynamic)."""
+def _double_quoted(src: str, i: int) -> tuple[str, int, bool, str | None]:
+    """Read a "..." body starting at `i`; return (value, index after the closing quote, dynamic, unsafe)."""
     out: list[str] = []
     dynamic = False
+    unsafe = None
     n = len(src)
     while i < n:
         c = src[i]
         if c == '"':
-            return "".join(out), i + 1, dynamic
+            return "".join(out), i + 1, dynamic, unsafe
         if c == "\\" and i + 1 < n and src[i + 1] in _DOUBLE_QUOTE_ESCAPABLE:
             if src[i + 1] != "\n":
                 out.append(src[i + 1])
@@ -124,11 +153,17 @@ def _double_quoted(src: str, i: int) -> tuple[str, int, bool]:
             end = expansion_end(src, i)
             out.append(src[i:end])
             dynamic = True
+            unsafe = unsafe or expansion_risk(src[i:end]) or _subscript_risk(src, i, end)
             i = end
+        elif c == "$" and _ZSH_FLAG_START.match(src, i + 1):
+            unsafe = unsafe or f"`{src[i : i + 2]}` is an expansion with flags in zsh"
+            dynamic = True
+            out.append(c)
+            i += 1
         else:
             out.append(c)
             i += 1
-    return "".join(out), n, dynamic
+    return "".join(out), n, dynamic, unsafe
 
 
 def _ansi_c(src: str, i: int) -> tuple[str, int]:
@@ -163,6 +198,123 @@ def _ansi_c(src: str, i: int) -> tuple[str, int]:
     return "".join(out), n
 
 
+# The shell's own tables: assigning to one redefines what a command word runs (an alias, a hashed
+# path, a function, a hook), in bash (BASH_ALIASES, BASH_CMDS) or zsh (zsh/parameter's arrays).
+# A word that so much as names one in an expansion is not inert.
+SHELL_TABLES = frozenset(
+    "BASH_ALIASES BASH_CMDS aliases galiases saliases dis_aliases dis_galiases dis_saliases functions "
+    "dis_functions functions_source builtins dis_builtins commands reswords dis_reswords nameddirs userdirs "
+    "options widgets keymaps modules parameters precmd_functions preexec_functions chpwd_functions "
+    "periodic_functions zshaddhistory_functions zshexit_functions zsh_directory_name_functions".split()
+)
+_PARAMETER = lazy(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-]")
+_INERT_SUBSCRIPT = lazy(r"@|\*|-?[0-9]+")
+_INERT_OFFSET = lazy(r":[ \t]*-?[0-9]+(?::[ \t]*-?[0-9]+)?")
+_INERT_ARITHMETIC = lazy(r"[\s0-9+*/%<>=!&|^~?:,()-]*")
+# operators of ${NAME OP WORD} whose WORD is only expanded, never assigned or evaluated
+_WORD_OPERATORS = (":-", ":+", "-", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/")
+
+
+def expansion_risk(text: str) -> str | None:
+    """None when expanding `text` (one expansion, as expansion_end cuts it) can neither run
+    code nor change the shell's state, in bash or zsh; otherwise why it may.
+
+    Command and process substitutions count as inert here: the parser reads their
+    commands, and the gate decides those one by one.
+    """
+    if text[0] in "`<>" or (text.startswith("$(") and not text.startswith("$((")):
+        return None
+    if text.startswith(("$((", "$[")):
+        body = text[3:-2] if text.startswith("$((") else text[2:-1]
+        if _INERT_ARITHMETIC.fullmatch(body):
+            return None
+        return f"`{text}` is arithmetic, which evaluates any variable it names as more arithmetic"
+    if not text.startswith("${"):
+        return _name_risk(text[1:])
+    body = text[2:-1] if text.endswith("}") else text[2:]
+    if any(c in body for c in "'\"\\`"):
+        return f"`{text}` has quotes inside `${{...}}`, which bash and zsh read differently"
+    if body[:1] == "#" and len(body) > 1:  # a length: ${#x}, ${#a[@]}
+        body = body[1:]
+        if body.endswith(("[@]", "[*]")):
+            body = body[:-3]
+        m = _PARAMETER.fullmatch(body)
+        return _name_risk(body) if m else f"`{text}` is not an expansion gatekeep knows to be inert"
+    if body[:1] == "(":
+        return f"`{text}` has zsh expansion flags, which can evaluate or look up its value"
+    if body[:1] in ("~", "=", "^", "+"):
+        return f"`{text}` is a zsh expansion with flags"
+    if body[:1] == "!" and len(body) > 1:
+        return f"`{text}` is indirection, which evaluates the subscripts of the name it finds"
+    m = _PARAMETER.match(body)
+    if m is None:
+        return f"`{text}` is not an expansion gatekeep knows to be inert"
+    risk = _name_risk(m.group())
+    if risk:
+        return risk
+    rest = body[m.end() :]
+    if rest.startswith("["):
+        close = rest.find("]")
+        if close < 0 or not _INERT_SUBSCRIPT.fullmatch(rest[1:close]):
+            return f"`{text}` has a subscript, which bash and zsh evaluate as arithmetic"
+        rest = rest[close + 1 :]
+    if not rest:
+        return None
+    if rest.startswith((":=", "::=", "=")):
+        return f"`{text}` assigns a value as it expands"
+    if rest.startswith(":") and not rest.startswith((":-", ":+", ":?")):
+        if _INERT_OFFSET.fullmatch(rest):
+            return None
+        return f"`{text}` has an offset, which bash and zsh evaluate as arithmetic"
+    if rest.startswith("@"):
+        return f"`{text}` is a transformation; `@P` runs the commands its value holds"
+    for operator in _WORD_OPERATORS:
+        if rest.startswith(operator):
+            inner = unquote(rest[len(operator) :])
+            return inner.unsafe
+    return f"`{text}` is not an expansion gatekeep knows to be inert"
+
+
+def text_risk(text: str) -> str | None:
+    """Why expanding `text` as bash expands an unquoted heredoc's body (quotes are literal there;
+    `$`, backticks and backslashes are not) is not proven inert, or None."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif (c == "$" and i + 1 < n and _EXPANSION_START.match(text, i + 1)) or c == "`":
+            end = expansion_end(text, i)
+            risk = expansion_risk(text[i:end]) or _subscript_risk(text, i, end)
+            if risk:
+                return risk
+            i = end
+        elif c == "$" and _ZSH_FLAG_START.match(text, i + 1):
+            return f"`{text[i : i + 2]}` is an expansion with flags in zsh"
+        else:
+            i += 1
+    return None
+
+
+def _name_risk(text: str) -> str | None:
+    """Why naming `text` (a parameter name, or a word's value) in a line is not inert, if it is not."""
+    if "__gatekeep" in text:
+        return "it reaches gatekeep's own shell names (`__gatekeep...`), which only the hook may touch"
+    if text in SHELL_TABLES:
+        return f"it reaches `{text}`, a table of the shell's own aliases, functions or commands"
+    return None
+
+
+def _subscript_risk(src: str, start: int, end: int) -> str | None:
+    """zsh reads `$name[...]` as a subscript (evaluated as arithmetic); bash as a glob after `$name`."""
+    if end >= len(src) or src[end] != "[" or src[start + 1 : start + 2] in ("{", "(", "["):
+        return None
+    close = src.find("]", end)
+    if close < 0 or _INERT_SUBSCRIPT.fullmatch(src[end + 1 : close]):
+        return None
+    return f"`{src[start : close + 1]}` is a subscript to zsh, which evaluates it as arithmetic"
+
+
 def expansion_end(src: str, i: int) -> int:
     """Index just after the expansion at `src[i]`: `$x`, `${..}`, `$(..)`, `` `..` ``, `<(..)`, `>(..)`.
 
@@ -180,6 +332,8 @@ def expansion_end(src: str, i: int) -> int:
     opener = src[i + 1]
     if src[i] in "<>":
         return _balanced_end(src, i + 1, "(", ")")
+    if opener == "[":  # $[ ] is bash's old arithmetic
+        return _balanced_end(src, i + 1, "[", "]")
     if opener in "({":
         return _balanced_end(src, i + 1, opener, ")" if opener == "(" else "}")
     if opener.isalpha() or opener == "_":
