@@ -19,7 +19,7 @@ from __future__ import annotations
 from gatekeep.display import visible
 from gatekeep.lazyre import lazy
 from gatekeep.match import Matches, Rule
-from gatekeep.normalize import Normalized
+from gatekeep.normalize import DIRECTORY_CHANGERS, Normalized
 from gatekeep.parse import FunctionDef, ParseResult
 from gatekeep.policy import Policy
 from gatekeep.readonly import READ_ONLY, is_read_only
@@ -95,9 +95,10 @@ def _decide_command(
     targets = redirects + [
         (t, True) for t in dict.fromkeys(t for f in normalized.deny_forms for t in argument_writes(f))
     ]
-    # a link made earlier on the line writes through to where it points
-    targets += [(links[t], True) for t, _ in targets if t in links]
-    judged = [judge(target, dynamic, writes) for target, dynamic in targets]
+    # a link made (or moved into place) earlier on the line writes through to where it points
+    targets += [(through, True) for t, _ in targets for through in _through_links(t, links)]
+    directories = normalized.directories or ("",)
+    judged = [judge(target, dynamic, writes, d) for target, dynamic in targets for d in directories]
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
         if rule is not None:
@@ -157,18 +158,39 @@ def fork_bomb(parsed: ParseResult) -> FunctionDef | None:
     return FunctionDef(match["f"], 2, True) if match else None
 
 
+# Commands that can put a link (or a file that is one) in place: `ln -s TARGET LINK`, and
+# `mv`/`cp` of an existing link (`mv notes.lnk notes.txt`), whose result points where it did.
+_LINKERS = frozenset({"ln", "mv", "cp", "install", "link"})
+
+
 def links_made(normalized: list[Normalized]) -> dict[str, str]:
-    """The links `ln` makes on the line (`ln -sf ~/.bashrc out.txt`): link as written -> what it points to."""
+    """The paths the line may turn into links, as written -> what they may point to
+    (`ln -sf ~/.bashrc out.txt`: out.txt -> ~/.bashrc; `mv a.lnk b`: b -> a.lnk, which may itself
+    be a link, and is judged through it)."""
     links = {}
     for n in normalized:
         for form in n.deny_forms:
-            if form and form[0].rsplit("/", 1)[-1] == "ln":
+            if form and form[0].rsplit("/", 1)[-1] in _LINKERS:
                 operands = [w for w in form[1:] if not w.startswith("-")]
-                if len(operands) == 2:
-                    links[operands[1]] = operands[0]
+                if len(operands) >= 2:
+                    for source in operands[:-1]:
+                        links[operands[-1].rstrip("/")] = source
+                        links[operands[-1].rstrip("/") + "/" + source.rstrip("/").rsplit("/", 1)[-1]] = source
                 elif len(operands) == 1:
                     links[operands[0].rstrip("/").rsplit("/", 1)[-1]] = operands[0]
     return links
+
+
+def _through_links(target: str, links: dict[str, str]) -> list[str]:
+    """Where a write to `target` lands if the links the line makes are in place: the link
+    itself, or a directory link on its way (`ln -s ~/.ssh d; echo k >> d/authorized_keys`)."""
+    found = []
+    for link, points_to in links.items():
+        if target == link:
+            found.append(points_to)
+        elif target.startswith(link + "/"):
+            found.append(points_to.rstrip("/") + target[len(link) :])
+    return found
 
 
 def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
@@ -191,7 +213,6 @@ def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
     return None
 
 
-DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
 GIT_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 
 

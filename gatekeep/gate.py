@@ -6,10 +6,12 @@ both call it, then add prompt and audit, or an explanation, on top.
 
 from __future__ import annotations
 
+import os
+
 from gatekeep import resources
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
-from gatekeep.normalize import Normalized, normalize, resolve_after_cd
+from gatekeep.normalize import Normalized, normalize, place
 from gatekeep.parse import ParseResult, parse_line
 from gatekeep.paths import get_paths
 from gatekeep.policy import Policy
@@ -18,18 +20,20 @@ from gatekeep.writes import WriteContext
 MAX_REENTRY_DEPTH = 3
 
 
-def read_line(line: str) -> tuple[ParseResult, list[Normalized]]:
-    """Parse and normalize: every simple command the line runs, scripts of `bash -c` included."""
+def read_line(line: str, cwd: str | None = None) -> tuple[ParseResult, list[Normalized]]:
+    """Parse and normalize: every simple command the line runs, scripts of `bash -c` included,
+    each placed in the directories it may run in (the line typed in `cwd`)."""
     parsed = parse_line(line)
     parsed, normalized = _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
-    return parsed, resolve_after_cd(normalized)
+    return parsed, place(normalized, cwd or os.getcwd())
 
 
 def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteContext | None = None) -> LineVerdict:
     """The verdict on `line` run in `cwd`; `context`, if given, is write_context(cwd) made once for many lines."""
-    parsed, normalized = read_line(line)
+    context = context or write_context(cwd)
+    parsed, normalized = read_line(line, context.cwd)
     matches = match_line(normalized, policy.index)
-    return decide(parsed, normalized, matches, policy, context or write_context(cwd))
+    return decide(parsed, normalized, matches, policy, context)
 
 
 def write_context(cwd: str | None) -> WriteContext:

@@ -45,8 +45,9 @@ HARMLESS_VARIABLES = frozenset(
 class Normalized(
     record(
         "Normalized",
-        "command name deny_forms allow_form not_allowable suggestion reentry transparent exact_form unknown_forms",
-        defaults=((), None, None, False, None, ()),
+        "command name deny_forms allow_form not_allowable suggestion reentry transparent exact_form unknown_forms "
+        "directories",
+        defaults=((), None, None, False, None, (), ()),
     )
 ):
     """One simple command as the policy sees it: its name, and the forms rules are matched against.
@@ -58,7 +59,8 @@ class Normalized(
     only runs that script, so its verdict is that of the script's commands;
     exact_form: inline code or a shell fed by a pipe, why only a rule naming the
     form allows it; unknown_forms: deny forms with their variables, globs...
-    marked (see wildmatch.py).
+    marked (see wildmatch.py); directories: where it may run (see place()), empty
+    before place() has run.
     """
 
     __slots__ = ()
@@ -220,13 +222,35 @@ def _brace_expansion(form: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+# the ways a line names the home directory at the start of a word (`~user` is checked apart)
+_HOME_WORDS = ("~", "$HOME", "${HOME}")
+_USER_WORDS = ("${USER}", "$USER", "${LOGNAME}", "$LOGNAME")
+
+
 def _rule_path(word: str, home: str) -> str:
+    """A path as deny rules are written: `//`, `/./`, `..` and trailing slashes cleaned, and the
+    home directory however it is spelled (`~//`, `$HOME/.`, `~/../$USER`, `/home/me`) as `~`."""
+    if word[:1] in ("~", "$"):
+        word = _home_spelled_out(word, home)
     if not word.startswith("/"):
         return word
     path = "/" + posixpath.normpath(word).lstrip("/")
     if home != "/" and (path == home or path.startswith(home + "/")):
         return "~" + path[len(home) :]
     return path
+
+
+def _home_spelled_out(word: str, home: str) -> str:
+    """`~/x`, `$HOME/x`, `~me/x` (me being this user) with the home directory written out, and
+    `$USER` and `$LOGNAME` replaced by this user's name; other words unchanged."""
+    user = os.environ.get("USER") or os.environ.get("LOGNAME") or posixpath.basename(home)
+    if "$" in word:
+        for spelling in _USER_WORDS:
+            word = word.replace(spelling, user)
+    for spelling in (*_HOME_WORDS, f"~{user}"):
+        if word == spelling or word.startswith(spelling + "/"):
+            return home + word[len(spelling) :]
+    return word
 
 
 def _unknown_forms(command: SimpleCommand, forms: list[tuple[str, ...]]) -> tuple[str, ...]:
@@ -296,25 +320,74 @@ def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[s
     return tuple(w.value for w in words), ()
 
 
-def resolve_after_cd(normalized: list[Normalized]) -> list[Normalized]:
-    """After `cd /` (a literal directory), `rm -rf *` is `rm -rf /*`: the commands that follow
-    also get deny forms with their relative words resolved against that directory."""
-    cds = [n for n in normalized if n.allow_form and n.allow_form[:1] == ("cd",) and len(n.allow_form) == 2]
-    if not cds or not cds[0].allow_form[1].startswith(("/", "~")) or cds[0].command.words[-1].dynamic:
-        return normalized
+DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd", "chdir"})  # chdir: zsh's other name for cd
+UNKNOWN_DIRECTORY = None  # in Normalized.directories: a directory known only at run time
+
+
+def place(normalized: list[Normalized], cwd: str) -> list[Normalized]:
+    """Where each command may run, and its deny forms with relative words resolved there.
+
+    Every command runs in the line's directory `cwd` unless a `cd` (`pushd`, `popd`, or a
+    bare directory, which zsh's AUTO_CD and bash's autocd enter) comes before it on the
+    line; from then on it may run there *or* where the cd leads. A union, not a
+    replacement: a cd in a subshell, after `||` or in a failing list may not apply. A
+    cd to `-`, to a computed path or through an exported CDPATH leads somewhere known
+    only at run time (UNKNOWN_DIRECTORY). So `cd / && rm -rf *` is also `rm -rf /*`,
+    `rm -rf ..` typed in ~/src is also `rm -rf ~`, and `cd ~ && echo x >> .bashrc`
+    writes to ~/.bashrc (decide.py judges writes in every directory a command may run in).
+    """
     home = os.path.expanduser("~")
-    start = cds[0].command.start
-    where = cds[0].allow_form[1].replace("~", home, 1) if cds[0].allow_form[1].startswith("~") else cds[0].allow_form[1]
-    resolved = []
-    for n in normalized:
-        if n.command.start <= start or not n.deny_forms:
-            resolved.append(n)
+    current: tuple[str | None, ...] = (cwd,)
+    placed = list(normalized)
+    for i in sorted(range(len(normalized)), key=lambda k: normalized[k].command.start):
+        n = normalized[i]
+        extra = [f for d in current if d is not None for f in _resolved_forms(n.deny_forms, d, home)]
+        extra = list(dict.fromkeys(f for f in extra if f not in n.deny_forms))
+        placed[i] = n._replace(directories=current, deny_forms=n.deny_forms + tuple(extra))
+        led = _directory_change(n, current, home)
+        if led:
+            current = tuple(dict.fromkeys(current + led))
+    return placed
+
+
+def _resolved_forms(forms, directory: str, home: str) -> list[tuple[str, ...]]:
+    found = []
+    for form in forms:
+        if not form:
             continue
-        extra = []
-        for form in n.deny_forms:
-            words = (form[0], *(w if w.startswith(("-", "/", "~")) else posixpath.join(where, w) for w in form[1:]))
-            words = (words[0], *(_rule_path(w, home) for w in words[1:]))
-            if words != form and words not in n.deny_forms and words not in extra:
-                extra.append(words)
-        resolved.append(n._replace(deny_forms=n.deny_forms + tuple(extra)) if extra else n)
-    return resolved
+        words = (form[0], *(_rule_path(_in(directory, w), home) for w in form[1:]))
+        if words != form:
+            found.append(words)
+    return found
+
+
+def _in(directory: str, word: str) -> str:
+    """A relative path word resolved against `directory`; options, absolute, home-relative and
+    computed words as they are."""
+    if not word or word[0] in "-/~$`<>" or "=" in word:
+        return word
+    return posixpath.join(directory, word)
+
+
+def _directory_change(n: Normalized, current, home: str) -> tuple[str | None, ...]:
+    """The directories a cd-like command may lead to from each of `current`, or () if it is none."""
+    form = next((f for f in reversed(n.deny_forms) if f and basename(f[0]) in DIRECTORY_CHANGERS), None)
+    words = n.command.argv
+    if form is None:
+        # AUTO_CD (zsh) and autocd (bash): a directory typed alone is entered
+        if len(words) == 1 and not n.command.words[0].dynamic and words[0].startswith(("/", ".", "~")):
+            form = ("cd", words[0])
+        else:
+            return ()
+    operands = [w for w in form[1:] if not w.startswith("-") or w == "-"]
+    if basename(form[0]) == "popd" or len(operands) > 1 or any(w.dynamic for w in n.command.words):
+        return (UNKNOWN_DIRECTORY,)
+    target = _home_spelled_out(operands[0], home) if operands else home
+    if target == "-" or target.startswith(("+", "~")):  # OLDPWD, the directory stack, ~user
+        return (UNKNOWN_DIRECTORY,)
+    if target.startswith("/"):
+        return (posixpath.normpath(target),)
+    led = [posixpath.normpath(posixpath.join(d, target)) if d is not None else None for d in current]
+    if os.environ.get("CDPATH") and not target.startswith(("./", "../")) and target not in (".", ".."):
+        led.append(UNKNOWN_DIRECTORY)  # cd finds a relative name through CDPATH first
+    return tuple(led)

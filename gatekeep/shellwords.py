@@ -364,3 +364,90 @@ def _balanced_end(src: str, i: int, open_ch: str, close_ch: str) -> int:
                 return i + 1
         i += 1
     return n
+
+
+MAX_BRACE_WORDS = 256
+
+
+def expand_braces(word: str, limit: int = MAX_BRACE_WORDS) -> list[str] | None:
+    """The words bash's brace expansion makes of `word` (`a{b,c}d` -> abd acd, `{1..3}`, nested
+    lists), in order; None when there would be more than `limit`. Quoting is not known here
+    (the word is a value), so a quoted brace expands too: the caller gets more candidates, never fewer."""
+    found = _expand_braces(word, limit)
+    return found if found is not None and len(found) <= limit else None
+
+
+def _expand_braces(word: str, limit: int) -> list[str] | None:
+    start = 0
+    while True:
+        open_at = word.find("{", start)
+        if open_at < 0:
+            return [word]
+        parts, close_at = _brace_parts(word, open_at)
+        if parts is not None:
+            break
+        start = open_at + 1
+    prefix, suffixes = word[:open_at], _expand_braces(word[close_at + 1 :], limit)
+    if suffixes is None:
+        return None
+    found: list[str] = []
+    for part in parts:
+        expanded = _expand_braces(part, limit)
+        if expanded is None:
+            return None
+        found += [prefix + e + suffix for e in expanded for suffix in suffixes]
+        if len(found) > limit:
+            return None
+    return found
+
+
+def _brace_parts(word: str, open_at: int) -> tuple[list[str] | None, int]:
+    """The alternatives of the brace expression at `open_at` and where it closes; (None, -1) if
+    it is not one (no top-level comma and no valid sequence, or no closing brace)."""
+    depth, commas, i = 0, [], open_at
+    while i < len(word):
+        c = word[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                body = word[open_at + 1 : i]
+                if commas:
+                    cuts = [open_at, *commas, i]
+                    return [word[a + 1 : b] for a, b in zip(cuts, cuts[1:])], i
+                sequence = _sequence(body)
+                return (sequence, i) if sequence is not None else (None, -1)
+        elif c == "," and depth == 1:
+            commas.append(i)
+        i += 1
+    return None, -1
+
+
+def _sequence(body: str) -> list[str] | None:
+    """`1..5`, `a..e`, `01..10..3`: bash's sequence expression, or None if the body is not one."""
+    parts = body.split("..")
+    if len(parts) not in (2, 3):
+        return None
+    step_text = parts[2] if len(parts) == 3 else "1"
+    try:
+        step = abs(int(step_text)) or 1
+    except ValueError:
+        return None
+    a, b = parts[0], parts[1]
+    if len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha():
+        first, last = ord(a), ord(b)
+        values = range(first, last + 1, step) if first <= last else range(first, last - 1, -step)
+        return [chr(v) for v in values][: MAX_BRACE_WORDS + 1]
+    try:
+        first, last = int(a), int(b)
+    except ValueError:
+        return None
+    width = max(len(a), len(b)) if a.lstrip("-").startswith("0") or b.lstrip("-").startswith("0") else 0
+    values = range(first, last + 1, step) if first <= last else range(first, last - 1, -step)
+    if len(values) > MAX_BRACE_WORDS:
+        return [str(first)] * (MAX_BRACE_WORDS + 1)  # too many: the caller sees the count, not the words
+    return [str(v).zfill(width) if width else str(v) for v in values]

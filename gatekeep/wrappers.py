@@ -84,6 +84,12 @@ WRAPPERS: dict[str, Wrapper] = {
     "ltrace": _w("-o -e -p -s -u -n", "-f -c -C -i -r -S -t -tt -ttt -T"),
     "taskset": _w("", "-a --all-tasks -c --cpu-list", positionals=1),
     "busybox": _w(),
+    # zsh's precommand modifiers and `repeat N`, and its `sched TIME CMD` (runs CMD later)
+    "noglob": _w(harmless=True),
+    "nocorrect": _w(harmless=True),
+    "-": _w(harmless=True),
+    "repeat": _w(positionals=1),
+    "sched": _w("", "-o", positionals=1),
     "xargs": _w(
         "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s --max-chars "
         "--process-slot-var",
@@ -115,6 +121,11 @@ BARE = frozenset(WRAPPERS) | {
     ".",
     "su",
     "pkexec",
+    "noglob",
+    "nocorrect",
+    "-",
+    "repeat",
+    "sched",
 }
 
 
@@ -129,7 +140,10 @@ def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[
     chain: list[str] = []
 
     def add(words: list[str]) -> None:
-        for form in (tuple(words), (basename(words[0]), *words[1:])):
+        variants = [tuple(words), (basename(words[0]), *words[1:])]
+        if words[0].startswith("=") and len(words[0]) > 1:  # zsh runs `=rm` as the rm on PATH
+            variants.append((basename(words[0][1:]), *words[1:]))
+        for form in variants:
             if form not in forms:
                 forms.append(form)
 

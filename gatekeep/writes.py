@@ -63,40 +63,92 @@ class WriteContext(record("WriteContext", "cwd home protected path_dirs", defaul
         return cls(cwd or os.getcwd(), home, protected, tuple(path_dirs))
 
 
-def judge(target: str, dynamic: bool, ctx: WriteContext) -> tuple[str, str] | None:
-    """("deny" | "ask", why) for a write to `target`, or None when it is fine."""
+_STRICTNESS = {None: 0, "ask": 1, "deny": 2}
+
+
+def judge(target: str, dynamic: bool, ctx: WriteContext, directory: str | None = "") -> tuple[str, str] | None:
+    """("deny" | "ask", why) for a write to `target` by a command running in `directory`
+    (None: a directory known only at run time; "": the line's own), or None when it is fine.
+
+    Resolved as the kernel resolves it: every word of a brace list (`> {~/.bashrc,}`), the home
+    directory however it is spelled, and every existing symlink on the way (a link made before
+    the line); the strictest verdict over all of them counts.
+    """
     if target in HARMLESS:
         return None
-    from pathlib import PurePosixPath  # only for a line that writes: pathlib costs ~0.25x start-up
+    candidates = [target]
+    if dynamic and "{" in target:
+        from gatekeep.shellwords import expand_braces
 
+        candidates = expand_braces(target)
+        if candidates is None:
+            return "ask", f"writes to {target}, a brace list of too many paths to check"
+    worst = None
+    for candidate in candidates:
+        if candidate:  # bash drops the empty words of a brace list
+            verdict = _judge_one(candidate, dynamic, ctx, ctx.cwd if directory == "" else directory)
+            if _STRICTNESS[verdict and verdict[0]] > _STRICTNESS[worst and worst[0]]:
+                worst = verdict
+    return worst
+
+
+def _judge_one(target: str, dynamic: bool, ctx: WriteContext, directory: str | None) -> tuple[str, str] | None:
+    if target in HARMLESS:
+        return None
     literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
-    literal = _CWD_PREFIX.sub(ctx.cwd.replace("\\", "\\\\"), literal)
-    homes = [PurePosixPath(ctx.home)]
+    literal = _CWD_PREFIX.sub((directory or ctx.cwd).replace("\\", "\\\\"), literal)
+    homes = [ctx.home]
     other = _OTHER_HOME.match(literal)
     if other and os.path.expanduser(f"~{other.group(1)}") != f"~{other.group(1)}":  # ~root/.bashrc
-        homes.append(PurePosixPath(os.path.expanduser(f"~{other.group(1)}")))
-        literal = str(homes[-1]) + literal[other.end() :]
+        homes.append(os.path.expanduser(f"~{other.group(1)}"))
+        literal = homes[-1] + literal[other.end() :]
     if literal.startswith("~") or (dynamic and any(c in literal for c in "$`*?[")):
         return "ask", f"writes to {target}, a path computed at run time"
-    path = PurePosixPath("/" + os.path.normpath(os.path.join(ctx.cwd, literal)).lstrip("/"))  # `//etc` is /etc
-    if _DISK.match(str(path)):
-        return "deny", f"writes onto the disk {path}, destroying its file systems (built-in policy)"
-    if path.name == PROJECT_POLICY:
-        return "deny", f"writes to {path}, a project policy, which is protected by the built-in policy"
-    protected = [PurePosixPath(p) for p in ctx.protected]
-    sensitive = [home / name for home in homes for name in (*RC_FILES, ".ssh", ".config")]
-    for place in [*sensitive, PurePosixPath("/etc"), *protected]:
-        if path == place or place in path.parents:
-            return "deny", f"writes to {path}, which is protected by the built-in policy"
-    if ".git" in path.parts[:-1]:
-        return "deny", f"writes into {path.parent}, inside a repository's .git (config and hooks run code)"
-    if any(path == home / name for home in homes for name in CODE_CONFIG):
-        return "ask", f"writes to {path}, whose settings make programs run commands"
-    if str(path.parent) in ctx.path_dirs:
-        return "ask", f"writes {path.name} into {path.parent}, a directory on PATH: it could shadow a command"
-    cwd = PurePosixPath(os.path.normpath(ctx.cwd))
-    if path != cwd and cwd not in path.parents:
-        return "ask", f"writes to {path}, outside the current directory"
+    if directory is None and not literal.startswith("/"):
+        return "ask", f"writes to {target} in a directory known only at run time (after a cd)"
+    path = "/" + os.path.normpath(os.path.join(directory or ctx.cwd, literal)).lstrip("/")  # `//etc` is /etc
+    try:
+        resolved = os.path.realpath(path)
+    except (OSError, ValueError):
+        return "ask", f"writes to {target}, a path that cannot be resolved"
+    if resolved != path and os.path.islink(resolved):
+        return "ask", f"writes to {target}, through links that do not resolve (a loop?)"
+    # "outside the current directory" means the line's own: `cd ~/other && echo x > f` asks
+    # as `echo x > ~/other/f` does
+    verdict = _judge_path(path, ctx, homes)
+    if resolved != path:
+        through = _judge_path(resolved, ctx, homes)
+        if through is not None and _STRICTNESS[through[0]] > _STRICTNESS[verdict and verdict[0]]:
+            return through[0], f"writes to {target}, a link to {resolved}: {through[1]}"
+    return verdict
+
+
+def _judge_path(path: str, ctx: WriteContext, homes: list[str]):
+    """The verdict for writing to the absolute, normalized `path`. Protected places are compared
+    as written and resolved (a ~/.bashrc that links into a dotfiles repository protects that file)."""
+    from pathlib import PurePosixPath  # only for a line that writes: pathlib costs ~0.25x start-up
+
+    def places(paths):
+        return list(dict.fromkeys(PurePosixPath(q) for p in paths for q in (p, os.path.realpath(p))))
+
+    p = PurePosixPath(path)
+    if _DISK.match(path):
+        return "deny", f"writes onto the disk {p}, destroying its file systems (built-in policy)"
+    if p.name == PROJECT_POLICY:
+        return "deny", f"writes to {p}, a project policy, which is protected by the built-in policy"
+    sensitive = [f"{home}/{name}" for home in homes for name in (*RC_FILES, ".ssh", ".config")]
+    for place in places([*sensitive, "/etc", *ctx.protected]):
+        if p == place or place in p.parents:
+            return "deny", f"writes to {p}, which is protected by the built-in policy"
+    if ".git" in p.parts[:-1]:
+        return "deny", f"writes into {p.parent}, inside a repository's .git (config and hooks run code)"
+    if any(p == place for place in places([f"{home}/{name}" for home in homes for name in CODE_CONFIG])):
+        return "ask", f"writes to {p}, whose settings make programs run commands"
+    if str(p.parent) in ctx.path_dirs:
+        return "ask", f"writes {p.name} into {p.parent}, a directory on PATH: it could shadow a command"
+    here = places([os.path.normpath(ctx.cwd)])
+    if not any(p == c or c in p.parents for c in here):
+        return "ask", f"writes to {p}, outside the current directory"
     return None
 
 
