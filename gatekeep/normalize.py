@@ -116,7 +116,7 @@ def normalize(command: SimpleCommand) -> Normalized:
     )
 
 
-DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local"})
+DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local", "integer", "float"})
 # read's options that take a value; `-a NAME` names an array it assigns
 _READ_VALUE_OPTIONS = frozenset({"-d", "-i", "-n", "-N", "-p", "-t", "-u"})
 
@@ -142,12 +142,19 @@ def _xargs_script(options: list[str], inner: list[str]) -> str:
 
 def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
     """`export PATH=x`, `declare -x PATH=x`, `read PATH`, `printf -v PATH` set a variable as
-    `PATH=x` does; deny and ask rules see them in that form (`PATH=x`, `PATH=`)."""
+    `PATH=x` does; deny and ask rules see them in that form (`PATH=x`, `PATH=`). So do zsh's
+    `print -v NAME`, `vared NAME` and `getopts SPEC NAME`, and a declaration of a bare name
+    (`typeset -A functions` turns zsh's table of functions into an empty array)."""
     if not argv:
         return []
     tool = basename(argv[0])
     if tool in DECLARATIONS:
-        return [(a,) for a in argv[1:] if ASSIGNMENT.match(a)]
+        options = [a for a in argv[1:] if a.startswith(("-", "+"))]
+        operands = [a for a in argv[1:] if not a.startswith(("-", "+"))]
+        # `export NAME` and `declare -p NAME` leave the value as it is; other bare declarations
+        # retype or blank it
+        keeps = tool == "export" or any("p" in o for o in options if not o.startswith("--"))
+        return [(a,) if ASSIGNMENT.match(a) else (f"{a}=",) for a in operands if ASSIGNMENT.match(a) or not keeps]
     names: list[str] = []
     if tool == "read":
         i = 1
@@ -165,7 +172,11 @@ def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
             i += 1
     elif tool in ("mapfile", "readarray") and len(argv) > 1 and not argv[-1].startswith("-"):
         names.append(argv[-1])
-    elif tool == "printf" and len(argv) > 2 and argv[1] == "-v":
+    elif tool in ("printf", "print") and len(argv) > 2 and argv[1] == "-v":
+        names.append(argv[2])
+    elif tool == "vared" and len(argv) > 1:
+        names.append(argv[-1])
+    elif tool == "getopts" and len(argv) > 2:
         names.append(argv[2])
     return [(f"{name}=",) for name in names]
 

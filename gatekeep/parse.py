@@ -382,6 +382,11 @@ class _Walker:
             else:
                 self.walk(part)
         problems += [x.unsafe for x in (*words, *redirects) if x.unsafe]
+        if any(r.writes_file and r.target.startswith("!") for r in redirects):
+            # zsh's `>! FILE` and `>>! FILE` write FILE; bash reads a file named `!` and an argument
+            problems.append("zsh reads `>!` and `>>!` as redirections to the word after them")
+            redirects += [Redirect(">|", w.value, w.dynamic) for w in words[1:]]
+            redirects += [Redirect(">|", r.target[1:], r.dynamic) for r in redirects if r.target.startswith("!")]
         if words and _ARRAY_ASSIGNMENT.match(words[0].value):
             problems.append("array assignments are not understood")
         if any(_NAMED_FD.fullmatch(w.value) for w in words):

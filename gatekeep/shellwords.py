@@ -203,8 +203,8 @@ def _ansi_c(src: str, i: int) -> tuple[str, int]:
 # A word that so much as names one in an expansion is not inert.
 SHELL_TABLES = frozenset(
     "BASH_ALIASES BASH_CMDS aliases galiases saliases dis_aliases dis_galiases dis_saliases functions "
-    "dis_functions functions_source builtins dis_builtins commands reswords dis_reswords nameddirs userdirs "
-    "options widgets keymaps modules parameters precmd_functions preexec_functions chpwd_functions "
+    "dis_functions builtins dis_builtins commands reswords dis_reswords nameddirs userdirs "
+    "options widgets keymaps precmd_functions preexec_functions chpwd_functions "
     "periodic_functions zshaddhistory_functions zshexit_functions zsh_directory_name_functions".split()
 )
 _PARAMETER = lazy(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-]")

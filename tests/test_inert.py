@@ -177,3 +177,36 @@ def test_lines_with_unsafe_words_never_allow(line, decision):
 def test_a_plain_line_naming_the_hook_is_not_read_by_the_fast_path_as_harmless():
     parsed = parse_line("echo __gatekeep_gate")
     assert parsed.commands[0].problems
+
+
+def test_every_shell_table_asks_when_a_builtin_sets_it():
+    """The tables an expansion may not name are also ask rules, for `read`, `printf -v`, `typeset`..."""
+    from gatekeep import resources
+    from gatekeep.policy import read_layer
+    from gatekeep.shellwords import SHELL_TABLES
+
+    asks = {pattern for verdict, pattern in read_layer("built-in", resources.DEFAULT_POLICY).rules if verdict == "ask"}
+    assert {f"{name}*" for name in SHELL_TABLES} <= asks
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "printf -v 'BASH_ALIASES[ls]' rm",
+        "read 'BASH_CMDS[ls]' <<< /bin/rm",
+        "print -v 'aliases[ls]' rm",
+        "typeset -A functions",
+        "vared commands",
+        "getopts ab 'galiases[x]'",
+        "functions -c ls git",
+        "PS1='$(touch p)'",
+        "HISTFILE=~/.bashrc",
+        "CDPATH=~",
+        "set -o globsubst",
+        "emulate sh",
+        "bindkey -s '^M' 'touch p^M'",
+        "complete -C 'touch p' ls",
+    ],
+)
+def test_lines_that_reach_the_shells_own_tables_ask_under_a_broad_allow(line):
+    assert evaluate(line, policy_from("default: allow\nrules:\n  allow: ['*']\n")).decision == "ask"
