@@ -33,7 +33,30 @@ def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteCo
     context = context or write_context(cwd)
     parsed, normalized = read_line(line, context.cwd)
     matches = match_line(normalized, policy.index)
+    _match_elsewhere(normalized, matches, context.cwd)
     return decide(parsed, normalized, matches, policy, context)
+
+
+def _match_elsewhere(normalized: list[Normalized], matches: list, cwd: str) -> None:
+    """A command that may run in another directory than the line's (after a `cd` on the line)
+    also meets the deny and ask rules of the project policies there (`cd mono && make deploy`,
+    typed outside mono, meets mono's `make deploy *`). Allow rules of those files do not count:
+    they were trusted for lines typed there."""
+    elsewhere = sorted({d for n in normalized for d in n.directories if d is not None and d != cwd})
+    if not elsewhere:
+        return
+    from gatekeep.policy import load_project_policy
+    from gatekeep.project import find_project_files
+
+    here = set(find_project_files(cwd))
+    for directory in elsewhere:
+        files = [f for f in find_project_files(directory) if f not in here]
+        if not files:
+            continue
+        other = load_project_policy(get_paths(), files)
+        indexes = [i for i, n in enumerate(normalized) if directory in n.directories]
+        for i, found in zip(indexes, match_line([normalized[i] for i in indexes], other.index), strict=True):
+            matches[i].add_stricter(found)
 
 
 def write_context(cwd: str | None) -> WriteContext:

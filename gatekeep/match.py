@@ -245,6 +245,12 @@ class Matches:
     def __init__(self) -> None:
         self.deny = self.ask = self.allow = self.maybe_deny = self.maybe_ask = None
 
+    def add_stricter(self, other: Matches) -> None:
+        """Take `other`'s deny and ask rules (and their maybes) where this has none; never its allow."""
+        for name in ("deny", "ask", "maybe_deny", "maybe_ask"):
+            if getattr(self, name) is None:
+                setattr(self, name, getattr(other, name))
+
     def __repr__(self) -> str:
         found = ", ".join(f"{name}={getattr(self, name).pattern!r}" for name in self.__slots__ if getattr(self, name))
         return f"Matches({found})"

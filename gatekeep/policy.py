@@ -43,7 +43,7 @@ from gatekeep.cache import cached
 from gatekeep.errors import PolicyError
 from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.paths import Paths
-from gatekeep.project import find_project_file, is_trusted, trust_key
+from gatekeep.project import find_project_files, is_trusted, trust_key
 from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
@@ -105,7 +105,7 @@ def digest(layers) -> str:
 def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd: str | None = None) -> Policy:
     """All layers; `user_policy` (from --policy) must exist, the default ones may not.
 
-    With `cwd`, the project policy of that directory joins as the last layer.
+    With `cwd`, every project policy at or above that directory joins, outermost first.
     The compiled policy is cached (cache.py) against the exact text of every
     file and the project's trust, so YAML is only read when one changed; each
     project has its own cache, so moving between projects does not rebuild.
@@ -116,16 +116,35 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-5"
-    project_file = None if cwd is None else find_project_file(cwd)
-    if project_file is not None:
-        text = read_text(project_file, required=True)
-        sources.append(("project", project_file, text, is_trusted(paths, project_file, text)))
-        cache_name = f"policy-5-{trust_key(project_file, '')[:16]}"
+    cache_name = "policy-6"
+    project_files = [] if cwd is None else find_project_files(cwd)
+    for project_file in project_files:
+        text = read_project_text(project_file)
+        trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
+        sources.append(("project", project_file, text, trusted))
+    if project_files:
+        cache_name = f"policy-6-{trust_key(chr(0).join(project_files), '')[:16]}"
     # the record's fields are part of the key: a new setting in Layer must not meet an old cache
-    key = (Layer._fields, *((name, str(path), text, trusted) for name, path, text, trusted in sources))
+    key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
+
+
+def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
+    """The project layers of `project_files` alone, for the commands of a line that may run in
+    another directory than the line's (after a `cd`): their deny and ask rules apply there too."""
+    sources = []
+    for project_file in project_files:
+        text = read_project_text(project_file)
+        sources.append(("project", project_file, text, isinstance(text, str) and is_trusted(paths, project_file, text)))
+    cache_name = f"projects-6-{trust_key(chr(0).join(project_files), '')[:16]}"
+    key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
+    layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
+    return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
+
+
+def _text_key(text: str | PolicyError):
+    return text if isinstance(text, str) else ("unreadable", str(text))  # never equal to a file's text
 
 
 def _compile(sources) -> tuple:
@@ -135,16 +154,20 @@ def _compile(sources) -> tuple:
     return fields, by_word, wild, digest(layers)
 
 
-def _parse_source(name: str, path, text: str) -> Layer:
+def _parse_source(name: str, path, text: str | PolicyError) -> Layer:
     """A broken built-in, system or user file blocks every line until it is fixed. A broken
     project file, which came with a repository, makes every line ask instead: still never
-    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out."""
+    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out.
+    A project file is hostile input: too large, or too deep for the parser, is broken."""
     try:
+        if isinstance(text, PolicyError):
+            raise text
         return parse_layer(name, path, text)
-    except PolicyError as e:
+    except (PolicyError, RecursionError, MemoryError) as e:
         if name != "project":
             raise
-        return Layer(name, path, text, rules=(("ask", "*"),), error=str(e))
+        error = str(e) if isinstance(e, PolicyError) else str(PolicyError(path, "nested too deeply to read"))
+        return Layer(name, path, "" if isinstance(text, PolicyError) else text, rules=(("ask", "*"),), error=error)
 
 
 def _untrusted(layer: Layer, trusted: bool) -> Layer:
@@ -204,6 +227,38 @@ def _floored(layers, key: str, order: tuple[str, ...]) -> str:
             if layer.name == "system":
                 floor = rank
     return value
+
+
+MAX_PROJECT_BYTES = 64 * 1024
+MAX_PROJECT_DEPTH = 32  # of [ and { (the YAML parser takes seconds on thousands of nested brackets)
+
+
+def read_project_text(path: str) -> str | PolicyError:
+    """A project file's text, or the PolicyError that makes it a broken layer (every line asks)
+    when it cannot be read or is larger than MAX_PROJECT_BYTES: it came with a repository."""
+    try:
+        if os.path.getsize(path) > MAX_PROJECT_BYTES:
+            return PolicyError(path, f"larger than {MAX_PROJECT_BYTES // 1024} KiB, so gatekeep does not read it")
+        text = read_text(path, required=True)
+        if text.count("[") + text.count("{") > MAX_PROJECT_DEPTH and _flow_depth(text) > MAX_PROJECT_DEPTH:
+            return PolicyError(path, f"nested more than {MAX_PROJECT_DEPTH} deep, so gatekeep does not read it")
+        return text
+    except PolicyError as e:
+        return e
+    except OSError as e:
+        return PolicyError(path, f"cannot read it ({e.strerror})")
+
+
+def _flow_depth(text: str) -> int:
+    """How deep `[` and `{` nest in the text, quotes ignored (so it can only overcount)."""
+    depth = deepest = 0
+    for c in text:
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 def read_text(path: str, required: bool = False) -> str:

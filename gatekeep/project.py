@@ -1,7 +1,8 @@
 """Project policies: a repository's `.gatekeep.yaml`, and the user's trust in it.
 
-The nearest `.gatekeep.yaml` in the line's directory or above it is the
-project layer. Its deny and ask rules apply at once: they can only make the
+Every `.gatekeep.yaml` in the line's directory or above it is a project
+layer, outermost first, so a nested file adds to its parents' rules and
+cannot hide them. Its deny and ask rules apply at once: they can only make the
 gate stricter, so a cloned repository needs no trust to protect its user.
 Its allow rules apply only once the user has run `gatekeep trust` there.
 
@@ -26,14 +27,25 @@ FILE_NAME = ".gatekeep.yaml"
 
 def find_project_file(cwd: str) -> str | None:
     """The nearest `.gatekeep.yaml` at or above `cwd`, as an absolute path, or None."""
+    found = find_project_files(cwd)
+    return found[-1] if found else None
+
+
+def find_project_files(cwd: str) -> list[str]:
+    """Every `.gatekeep.yaml` from the filesystem root down to `cwd`, outermost first.
+
+    All of them count (issue 15): a nested one deeper in a repository adds to its
+    parents' deny and ask rules, it cannot hide them.
+    """
     directory = os.path.abspath(cwd)
+    found = []
     while True:
         candidate = os.path.join(directory, FILE_NAME)
         if os.path.isfile(candidate):
-            return candidate
+            found.append(candidate)
         parent = os.path.dirname(directory)
         if parent == directory:
-            return None
+            return found[::-1]
         directory = parent
 
 

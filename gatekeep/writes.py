@@ -111,7 +111,7 @@ def _judge_one(target: str, dynamic: bool, ctx: WriteContext, directory: str | N
         resolved = os.path.realpath(path)
     except (OSError, ValueError):
         return "ask", f"writes to {target}, a path that cannot be resolved"
-    if resolved != path and os.path.islink(resolved):
+    if os.path.islink(resolved):  # what realpath could not get through is still a link
         return "ask", f"writes to {target}, through links that do not resolve (a loop?)"
     # "outside the current directory" means the line's own: `cd ~/other && echo x > f` asks
     # as `echo x > ~/other/f` does

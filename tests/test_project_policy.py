@@ -72,11 +72,17 @@ def test_outside_the_project_its_rules_do_not_apply(repo, tmp_path):
     assert decide("git push", tmp_path) == "ask"  # the built-in default
 
 
-def test_the_nearest_project_file_wins(repo):
-    write(repo / "src" / ".gatekeep.yaml", "rules:\n  deny: ['make *']\n")
+def test_every_project_file_above_counts_and_a_nested_one_hides_none_of_its_parents_rules(repo):
+    write(repo / "src" / ".gatekeep.yaml", "rules:\n  deny: ['make *']\n  allow: ['git push *']\n")
     assert project.find_project_file(str(repo / "src" / "deep")) == str(repo / "src" / ".gatekeep.yaml")
+    assert project.find_project_files(str(repo / "src" / "deep")) == [
+        str(repo / ".gatekeep.yaml"),
+        str(repo / "src" / ".gatekeep.yaml"),
+    ]
     assert decide("make test", repo / "src") == "deny"
-    assert decide("git push", repo / "src") == "ask"  # the outer file is not read
+    assert decide("git push", repo / "src") == "deny"  # the outer file's deny still holds
+    assert gatekeep(repo / "src", "trust").returncode == 0  # trusting the inner one does not loosen the outer
+    assert decide("git push", repo / "src") == "deny"
 
 
 def test_editing_the_file_revokes_trust(repo):
@@ -191,4 +197,36 @@ def test_each_project_has_its_own_cache(repo, tmp_path):
         assert decide("make test", repo) == "ask"
         assert decide("make test", other) == "deny"
     names = sorted(os.listdir(get_paths().cache_dir))
-    assert len([n for n in names if n.startswith("policy-5-")]) == 2
+    assert len([n for n in names if n.startswith("policy-6-")]) == 2
+
+
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        ("rules:\n  deny: ['x *']\n" + "# padding\n" * 8000, "larger than 64 KiB"),
+        ("rules: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 32 deep"),
+        ("rules:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 300)), "policy error"),
+    ],
+)
+def test_a_hostile_project_file_is_bounded_and_makes_every_line_ask(tmp_path, text, why):
+    repo = tmp_path / "hostile"
+    write(repo / ".gatekeep.yaml", text)
+    result = gatekeep(repo, "check", "--no-prompt", "--", "ls")
+    assert result.returncode == 1 and why in result.stderr
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("cd repo && git push origin main", "deny"),  # typed outside the repository, run inside it
+        ("cd repo/src/deep; git push", "deny"),
+        ("cd repo && git status", "ask"),  # git after cd asks whatever the rules say
+        ("cd repo && make test", "ask"),  # its allow rules were trusted for lines typed there, not here
+        ("git push origin main", "ask"),  # without the cd, the project is not where it runs
+    ],
+)
+def test_a_cd_on_the_line_brings_the_project_rules_of_where_it_leads(repo, line, decision):
+    assert gatekeep(repo, "trust").returncode == 0
+    outside = repo.parent
+    policy = load_policy(get_paths(), cwd=str(outside))
+    assert evaluate(line, policy, str(outside)).decision == decision

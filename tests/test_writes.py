@@ -82,3 +82,57 @@ def test_where_a_write_lands_decides_it(target, decision, tmp_path):
     ctx = WriteContext(str(tmp_path), str(tmp_path), (), (str(tmp_path / "bin"),))
     verdict = judge(target, False, ctx)
     assert (verdict[0] if verdict else None) == decision
+
+
+# Writes resolved as the kernel resolves them (issue 15): after a cd earlier on the line,
+# through symlinks that already exist or that the line makes, and across brace lists.
+# Real files in a throw-away home; the line runs in HOME/project.
+RESOLVED = [
+    ("echo x > {~/.bashrc,}", "deny"),
+    ("echo x > {a,b}.txt", "allow"),
+    ("echo x > ~/.bash{rc,_profile}", "deny"),
+    ("echo x > {1..500}.txt", "ask"),  # too many paths to check
+    ("cd ~ && echo x >> .bashrc", "deny"),
+    ("cd ~/.ssh && echo KEY >> authorized_keys", "deny"),
+    ("cd .. ; echo x >> .zshrc", "deny"),
+    ("cd sub && echo x > out.txt", "allow"),
+    ("cd /tmp && echo x > f", "ask"),  # outside the line's directory
+    ("cd $DIR && echo x > f", "ask"),  # a directory known only at run time
+    ("cd - && echo x > f", "ask"),
+    ("(cd sub); echo x >> new.txt", "allow"),
+    ("(cd ~); echo x >> new.txt", "ask"),  # a cd in a subshell: judged in both places, to be sure
+    ("(cd ~); echo x >> .bashrc", "deny"),
+    ("~ && echo x >> .bashrc", "deny"),  # AUTO_CD: a directory typed alone is entered
+    ("echo x >> notes.txt", "deny"),  # notes.txt -> ~/.bashrc, made before the line
+    ("echo x >> cache/request.answer", "deny"),  # cache -> gatekeep's state directory
+    ("echo x >> settings.yaml", "deny"),  # settings.yaml -> the user policy
+    ("echo x >> loop", "ask"),  # a link that never resolves
+    ("echo x >> plain.txt", "allow"),
+    ("ln -s ~/.ssh d; echo k >> d/authorized_keys", "deny"),
+    ("mv notes.txt new.txt; echo x >> new.txt", "deny"),  # a moved link still points home
+    ("cp -P notes.txt b.txt && echo x >> b.txt", "deny"),
+]
+
+
+@pytest.fixture
+def project(isolated_home, paths):
+    from pathlib import Path
+
+    home = Path(isolated_home)
+    work = home / "project"
+    (work / "sub").mkdir(parents=True)
+    (home / ".bashrc").write_text("")
+    (home / ".ssh").mkdir()
+    (work / "notes.txt").symlink_to(home / ".bashrc")
+    Path(paths.state_dir).mkdir(parents=True, exist_ok=True)
+    (work / "cache").symlink_to(paths.state_dir)
+    (work / "settings.yaml").symlink_to(paths.user_policy)
+    (work / "loop").symlink_to(work / "loop")
+    (work / "plain.txt").write_text("")
+    return work
+
+
+@pytest.mark.parametrize("line,decision", RESOLVED)
+def test_writes_are_resolved_as_the_kernel_resolves_them(project, line, decision):
+    policy = policy_from("default: allow\nrules:\n  allow: ['*']\n")
+    assert evaluate(line, policy, str(project)).decision == decision
