@@ -110,6 +110,9 @@ def normalize(command: SimpleCommand) -> Normalized:
     fed = command.position > 0 or any(r.stdin_text is not None for r in command.redirects)
     # `sudo -s` has no command inside: the wrapper itself is the form
     exact = exact_form(inner or argv, fed) if not from_stdin else None
+    if exact is None and chain:  # a wrapper's own options can run code too (`strace -o '|cmd' ls`)
+        wrappers = [f for f in forms if f[0] in chain and (not inner or f[0] != inner[0])]
+        exact = next((why for f in wrappers if (why := exact_form(list(f), False))), None)
     unknown = _unknown_forms(command, forms)
     return Normalized(
         command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown

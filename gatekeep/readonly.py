@@ -1,8 +1,10 @@
 """The built-in read-only set: commands allowed without a rule.
 
 A command is read-only when its word is listed here (as written, not through
-a path), none of its options makes it write or execute something, and no
-redirection writes a file. GNU long options may be abbreviated, so any prefix
+a path), none of its options makes it write something, and no redirection
+writes a file. Options that make it run code (`sort --compress-program`,
+`rg --pre`, `git -c core.pager=…`) are not listed here: they are in the one
+table of such forms, tools/*.toml, which decide.py consults before this set. GNU long options may be abbreviated, so any prefix
 of a forbidden long option counts (`--out` is `--output`); a short option
 counts wherever it stands in a cluster (`-no` holds `-o`).
 """
@@ -41,14 +43,13 @@ READ_ONLY: dict[str, ReadOnly] = {
     "printf": _r("v"),  # -v assigns a variable, and an array subscript there runs $( )
     "file": _r("C", "--compile"),
     "tree": _r("o", "--output"),
-    "sort": _r("o", "--output --compress-program"),
-    "rg": _r("", "--pre --pre-glob --hostname-bin"),
+    "sort": _r("o", "--output"),
+    "rg": PLAIN,
     "hostname": _r("bF", "--boot --file", max_args=0),
     "find": _r("", "", "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls"),
     "git": _r(
-        "cCO",
-        "--output --ext-diff --upload-pack --receive-pack --exec --exec-path --git-dir --work-tree "
-        "--config-env --open-files-in-pager --textconv",
+        "C",  # another repository, whose config can run code
+        "--output --git-dir --work-tree",
         subcommands=frozenset("status log diff show rev-parse ls-files blame shortlog describe".split()),
     ),
 }
@@ -61,7 +62,12 @@ def is_read_only(normalized: Normalized) -> bool:
     if any(r.writes_file and r.target not in HARMLESS for r in normalized.command.redirects):
         return False
     spec = READ_ONLY[form[0]]
-    positional = [arg for arg in form[1:] if not arg.startswith("-") or arg == "-"]
+    if spec.subcommands is not None:  # skip the values of global options: `git -c color.ui=never log`
+        from gatekeep.arity import load_table
+
+        positional = [form[i] for i in load_table().positional(list(form))[1:]]
+    else:
+        positional = [arg for arg in form[1:] if not arg.startswith("-") or arg == "-"]
     if spec.subcommands is not None and (not positional or positional[0] not in spec.subcommands):
         return False
     if spec.max_args is not None and len(positional) > spec.max_args:

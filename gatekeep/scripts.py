@@ -36,9 +36,11 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         if found is not None:
             return found
     if tool == "git":  # `git -c alias.x='!CMD'`, `git -c core.pager=CMD`: read CMD, so deny rules see it
+        from gatekeep.knowledge import git_code_key
+
         for i, word in enumerate(words[1:-1], start=1):
             key, _, value = words[i + 1].value.partition("=")
-            if word.value == "-c" and _GIT_CODE_KEYS.fullmatch(key) and value:
+            if word.value == "-c" and git_code_key(key) and value:
                 return _script_text(tool, [Word(value.removeprefix("!"), words[i + 1].dynamic)])
         return None, ()
     if tool == "eval":
@@ -229,192 +231,15 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
     )
 
 
-# Interpreters and the options that make them run code given on the command line.
-INLINE_CODE = {
-    "python": ("-c",),
-    "pypy": ("-c",),
-    "node": ("-e", "--eval", "-p", "--print"),
-    "nodejs": ("-e", "--eval"),
-    "perl": ("-e", "-E"),
-    "ruby": ("-e",),
-    "php": ("-r",),
-    "lua": ("-e",),
-    "Rscript": ("-e",),
-    "osascript": ("-e",),
-    "deno": ("eval",),
-    "bun": ("-e", "--eval"),
-    "ipython": ("-c",),
-}
-_AWK_CODE = lazy(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
-_VERSIONED_FAMILIES = ("python", "pypy", "ruby", "perl", "php", "lua")
-_VERSIONED = lazy(rf"({'|'.join(_VERSIONED_FAMILIES)})[0-9.]*")
-
-
-def _options_of(word: str) -> set[str]:
-    """`--eval=1` is --eval, `-e1` holds -e, and `-pie` holds -p, -i and -e (a short cluster)."""
-    if word.startswith("--"):
-        return {word.split("=", 1)[0]}
-    if word.startswith("-") and len(word) > 1:
-        return {f"-{c}" for c in word[1:]}
-    return {word}
-
-
 def exact_form(inner: list[str], fed: bool) -> str | None:
     """Why a broad rule like `python3 *` must not allow this command, or None.
 
-    Inline code (`python -c`, `node -e`, `perl -e`, `awk` calling system() or
-    pipes) and a shell or interpreter reading its program from a pipe
-    (`curl … | sh`, `python3 <<< CODE`; `fed` says it has such an input) are
-    allowed only by a rule that names that form.
+    Code given on the command line (`python -c`, `make --eval`, `git rebase -x`), a
+    program read from a pipe or standard input (`curl … | sh`, `make -f -`,
+    `python3 /dev/stdin <<< CODE`; `fed` says the command has such an input), and a
+    shell started without gatekeep's hook are allowed only by a rule that names
+    that form. What runs code is data, in tools/*.toml (knowledge.py).
     """
-    tool = basename(inner[0])
-    versioned = tool.startswith(_VERSIONED_FAMILIES) and (m := _VERSIONED.fullmatch(tool))  # no regex for `git`
-    family = m.group(1) if versioned else tool
-    options = [w for w in inner[1:] if w.startswith("-")]
-    flags = INLINE_CODE.get(family, ())
-    if any(_options_of(w) & set(flags) for w in inner[1:]):
-        return f"{tool} runs code given on the command line"
-    if tool in ("awk", "gawk", "mawk", "nawk") and any(_AWK_CODE.search(w) for w in inner[1:]):
-        return f"{tool} runs commands from its program"
-    runs = _RUNS_A_COMMAND.get(tool)
-    why = (runs(inner[1:], tool) if runs is _shell_without_hook else runs(inner[1:])) if runs else None
-    if why:
-        return f"{tool} {why}"
-    operands = [w for w in inner[1:] if not w.startswith("-")]
-    if (family in INLINE_CODE or tool in SHELLS) and operands[:1] and operands[0].startswith(("<(", "/dev/fd/")):
-        return f"{tool} runs a program produced by another command (a process substitution)"
-    reads_stdin = len(options) == len(inner) - 1 or inner[1:] == ["-"] or "-s" in options
-    if fed and (family in INLINE_CODE or tool in SHELLS) and reads_stdin:
-        return f"{tool} runs a program read from its input (a pipe, here-string or heredoc)"
-    return None
+    from gatekeep.knowledge import runs_code
 
-
-# Options and arguments through which a tool that is otherwise harmless runs a
-# command or code it is given (each reader gets the words after the tool and
-# says how, or None). Like inline code, only a rule naming the form allows them.
-# git config keys whose value git runs (or which change what git runs).
-_GIT_CODE_KEYS = lazy(
-    r"(?i)(alias\..*|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..*|diff\..*\.(command|textconv)"
-    r"|diff\.external|filter\..*|credential\..*|gpg\..*program|sequence\.editor|.*\.(uploadpack|receivepack)"
-    r"|uploadpack\..*|include\..*|includeif\..*|merge\..*\.driver|remote\..*\.(vcs|proxy)|protocol\..*)"
-)
-
-
-def _git(args: list[str]) -> str | None:
-    for i, arg in enumerate(args):
-        if arg == "-c" and i + 1 < len(args) and _GIT_CODE_KEYS.fullmatch(args[i + 1].split("=", 1)[0]):
-            return f"runs what -c {args[i + 1].split('=', 1)[0]} names"
-        name = arg.split("=", 1)[0]
-        if name in ("--upload-pack", "--receive-pack", "--exec") or (arg == "-u" and "clone" in args[:i]):
-            return f"runs the program {name} names"
-    words = [a for a in args if not a.startswith("-")]
-    if words[:1] == ["config"] and len(words) >= 3 and _GIT_CODE_KEYS.fullmatch(words[1]):
-        return f"config sets {words[1]}, which runs a command"
-    return None
-
-
-def _option_runs(*names: str, what: str = "runs the command"):
-    """A reader for a tool whose options `names` run a command (`--name=VALUE` and `-XVALUE` too)."""
-
-    def reader(args: list[str]) -> str | None:
-        for arg in args:
-            if arg == "--":
-                break
-            for name in names:
-                if (
-                    arg == name
-                    or arg.startswith(name + "=")
-                    or (len(name) == 2 and arg.startswith(name) and name[1] != "-")
-                ):
-                    return f"{what} {name} names"
-        return None
-
-    return reader
-
-
-_SSH_COMMAND_OPTION = lazy(r"(?i)\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand)")
-
-
-def _ssh(args: list[str]) -> str | None:
-    for i, arg in enumerate(args):
-        value = args[i + 1] if arg == "-o" and i + 1 < len(args) else arg[2:] if arg.startswith("-o") else ""
-        if _SSH_COMMAND_OPTION.match(value):
-            return "runs a local command given with -o"
-    return None
-
-
-def _vim(args: list[str]) -> str | None:
-    commands = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "--cmd")]
-    commands += [a[1:] for a in args if a.startswith("+")]
-    if any("!" in c or "system(" in c for c in commands):
-        return "runs a shell command given with -c or +"
-    return None
-
-
-def _sed(args: list[str]) -> str | None:
-    if any(_SED_EXECUTE.search(a) for a in args if not a.startswith("-") or a.startswith("-e")):
-        return "runs a shell command from its script (e)"
-    return None
-
-
-# sed's `e` command, or the `e` flag of an `s` command
-_SED_EXECUTE = lazy(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
-
-
-def _shell_without_hook(args: list[str], tool: str = "bash") -> str | None:
-    """An interactive shell that skips its start-up files, where gatekeep's hook lives."""
-    start, has_c = _shell_options([Word(a) for a in ["sh", *args]])
-    if has_c or start <= len(args) and args[start - 1 :][:1] not in ([], ["-"]):
-        return None  # runs a script or a file, not an interactive shell
-    if tool not in ("bash", "zsh"):
-        return "starts an interactive shell gatekeep has no hook for"
-    skips = {"--norc", "--noprofile", "--posix", "-f", "--no-rcs", "--no-globalrcs", "--rcfile", "--init-file", "-r"}
-    if any(a in skips or (a.startswith("-") and not a.startswith("--") and "f" in a[1:]) for a in args):
-        return "starts an interactive shell without its start-up files, so without gatekeep's hook"
-    return None
-
-
-def _su(args: list[str]) -> str | None:
-    if any(a in ("-c", "--command") or a.startswith("--command=") for a in args):
-        return None
-    return "starts a shell as another user, whose start-up files may not load gatekeep's hook"
-
-
-def _root_shell(args: list[str]) -> str | None:
-    """`sudo -s`, `sudo -i`, `doas -s`: a shell as root, whose start-up files do not load gatekeep's hook."""
-    if any(
-        a in ("--shell", "--login") or (a.startswith("-") and not a.startswith("--") and set(a[1:]) & {"s", "i"})
-        for a in args
-    ):
-        return "starts a shell as root or another user, without gatekeep's hook"
-    return None
-
-
-_RUNS_A_COMMAND = {
-    "git": _git,
-    "sudo": _root_shell,
-    "doas": _root_shell,
-    **dict.fromkeys(SHELLS | {"fish", "csh", "tcsh"}, _shell_without_hook),
-    "su": _su,
-    "ssh": _ssh,
-    "man": _option_runs("-P", "--pager", "-H", "--html"),
-    "rg": _option_runs("--pre"),
-    "tar": _option_runs(
-        "--to-command",
-        "--checkpoint-action",
-        "--use-compress-program",
-        "-I",
-        "--info-script",
-        "-F",
-        "--new-volume-script",
-        "--rsh-command",
-    ),
-    "make": _option_runs("--eval", "-E", what="runs the make code"),
-    "npx": _option_runs("-c", "--call"),
-    "vim": _vim,
-    "vi": _vim,
-    "nvim": _vim,
-    "view": _vim,
-    "sed": _sed,
-    "gsed": _sed,
-}
+    return runs_code(inner, fed)

@@ -1,0 +1,133 @@
+"""Reading a command's options the way the tool itself reads them, driven by its data (tools/*.toml).
+
+One parser for every tool: short options and their clusters (`-xvf FILE`,
+`-fFILE`), attached and separate values (`--file=F`, `--file F`), optional
+values that only ever attach (`-i.bak`, `--in-place=.bak`), single-dash long
+options a tool declares (`gdb -ex`, `zip -TT`), `--` ending the options, and
+GNU abbreviations of long options (`--ev` is `--eval`).
+
+An abbreviation is read the safe way: when a prefix could stand for an option
+that runs code, it is read as that option even if the tool would call it
+ambiguous, or does not take abbreviations at all; otherwise a unique prefix
+of a known option is that option, and anything else stays as written.
+Options gatekeep does not know take no value.
+"""
+
+from __future__ import annotations
+
+from gatekeep.records import record
+
+
+class Spec(
+    record(
+        "Spec",
+        "values optional long single_dash code ends program_operand",
+        defaults=(frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False),
+    )
+):
+    """How a tool's options are read.
+
+    values: options followed by a value (separate or attached); optional: options whose
+    value is only ever attached; long: every `--long` option the data names; single_dash:
+    `-word` options read whole, not as a cluster; code: options that run code (preferred
+    when an abbreviation is ambiguous); ends: options after which the rest is the
+    program's own argv (`python -c CODE ARGS`); program_operand: the first operand is a
+    program, and what follows it is that program's argv.
+    """
+
+    __slots__ = ()
+
+
+class Parsed(record("Parsed", "options operands first_operand")):
+    """options: (option as canonically spelled, value or None) in order; operands: the other
+    words (after `--` too); first_operand: the index in the arguments of the first operand, or -1."""
+
+    __slots__ = ()
+
+    def values(self, *names: str) -> list[str]:
+        return [value for option, value in self.options if option in names and value is not None]
+
+    def has(self, *names: str) -> bool:
+        return any(option in names for option, _ in self.options)
+
+
+def parse(args: list[str], spec: Spec) -> Parsed:
+    options: list[tuple[str, str | None]] = []
+    operands: list[str] = []
+    first = -1
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            first = i + 1 if first < 0 and i + 1 < len(args) else first
+            operands += args[i + 1 :]
+            break
+        if word.startswith("--") and len(word) > 2:
+            name, equals, value = word.partition("=")
+            name = long_option(name, spec)
+            if equals:
+                options.append((name, value))
+            elif name in spec.values and i + 1 < len(args):
+                i += 1
+                options.append((name, args[i]))
+            else:
+                options.append((name, None))
+        elif word.startswith("-") and len(word) > 1:
+            name, equals, value = word.partition("=")
+            if name in spec.single_dash:
+                if equals:
+                    options.append((name, value))
+                elif name in spec.values and i + 1 < len(args):
+                    i += 1
+                    options.append((name, args[i]))
+                else:
+                    options.append((name, None))
+            else:
+                i = _cluster(args, i, spec, options)
+        else:
+            first = i if first < 0 else first
+            operands.append(word)
+            if spec.program_operand:
+                operands += args[i + 1 :]  # the program's own arguments, whatever they look like
+                break
+        if options and options[-1][0] in spec.ends:
+            operands += args[i + 1 :]
+            break
+        i += 1
+    return Parsed(options, operands, first)
+
+
+def _cluster(args: list[str], i: int, spec: Spec, options: list) -> int:
+    """`-abc`, `-fFILE`, `-f FILE`: each letter an option until one takes a value. Returns the
+    index of the last word read."""
+    word = args[i]
+    for j in range(1, len(word)):
+        name = "-" + word[j]
+        rest = word[j + 1 :]
+        if name in spec.values:
+            if rest:
+                options.append((name, rest))
+            elif i + 1 < len(args):
+                i += 1
+                options.append((name, args[i]))
+            else:
+                options.append((name, None))
+            return i
+        if name in spec.optional:
+            options.append((name, rest or None))
+            return i
+        options.append((name, None))
+        if name in spec.ends:
+            return i
+    return i
+
+
+def long_option(name: str, spec: Spec) -> str:
+    """`--ev` as `--eval`: the option a GNU abbreviation stands for (see the module docstring)."""
+    if name in spec.long:
+        return name
+    code = [option for option in spec.code if option.startswith(name) and option.startswith("--")]
+    if code:
+        return code[0]
+    known = [option for option in spec.long if option.startswith(name)]
+    return known[0] if len(known) == 1 else name

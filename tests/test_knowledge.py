@@ -1,0 +1,151 @@
+"""What gatekeep knows about tools (tools/*.toml) and the one option parser that reads them.
+
+Every example in the data is a test: a `runs:` line must have a form only a rule
+naming it may allow, and a `safe:` line must not. The parser is tested on its
+own, table-driven, for the ways tools take options.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+
+import pytest
+
+from gatekeep import resources
+from gatekeep.gate import evaluate, read_line
+from gatekeep.knowledge import CHECKS, compile_tools, load_knowledge
+from gatekeep.options import Spec, parse
+from tests.conftest import policy_from
+
+TOOLS_DIR = resources.data_dir("tools")
+SOURCES = tuple((name, open(os.path.join(TOOLS_DIR, name), encoding="utf-8").read()) for name in sorted(os.listdir(TOOLS_DIR)) if name.endswith(".toml"))
+
+
+def _examples():
+    def walk(path, table):
+        for example in table.get("examples", ()):
+            kind, line = example.split(": ", 1)
+            yield pytest.param(kind == "runs", line, id=f"{path}: {example}")
+        for key, value in table.items():
+            if isinstance(value, dict):
+                yield from walk(f"{path} {key}", value)
+
+    for _, text in SOURCES:
+        for tool, table in tomllib.loads(text).items():
+            yield from walk(tool, table)
+
+
+EXAMPLES = list(_examples())
+
+
+def test_the_shipped_data_compiles():
+    tables, aliases = compile_tools(SOURCES)
+    assert "make" in tables and aliases["python3"] == "python"
+
+
+def test_every_tool_has_examples_of_both_kinds_where_it_has_a_safe_use():
+    for _, text in SOURCES:
+        for tool, table in tomllib.loads(text).items():
+            kinds = {e.split(":", 1)[0] for e in table.get("examples", ())}
+            nested = any(isinstance(v, dict) and v.get("examples") for v in table.values())
+            assert "runs" in kinds or nested, f"[{tool}] has no example of the form that runs code"
+
+
+def test_every_check_is_used_by_the_data():
+    used = {c for _, text in SOURCES for table in _tables(tomllib.loads(text)) for c in table.get("checks", ())}
+    assert used == set(CHECKS)
+
+
+def _tables(data):
+    for table in data.values():
+        if isinstance(table, dict):
+            yield table
+            yield from _tables({k: v for k, v in table.items() if isinstance(v, dict)})
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("[x]\nvalue-option = ['-f']\n", "unknown key 'value-option'"),
+        ("[x]\ncode-options = '-e'\n", "must be a list"),
+        ("[x]\nchecks = ['no-such-check']\n", "no check named no-such-check"),
+        ("[x]\nprogram-operand = 'yes'\n", "must be true or false"),
+        ("[x]\nexamples = ['x']\n", "examples must be lines"),
+        ("[x]\naliases = ['y']\n[y]\n", "names another tool"),
+    ],
+)
+def test_broken_data_is_refused_with_the_tool_named(text, message):
+    with pytest.raises(ValueError, match=message):
+        compile_tools((("bad.toml", text),))
+
+
+@pytest.mark.parametrize("runs,line", EXAMPLES)
+def test_each_example_in_the_data(runs, line):
+    _, normalized = read_line(line)
+    forms = [n.exact_form for n in normalized if n.exact_form]
+    assert bool(forms) is runs, forms
+
+
+@pytest.mark.parametrize("runs,line", [e for e in EXAMPLES if e.values[0]])
+def test_a_broad_allow_rule_does_not_stretch_over_a_form_that_runs_code(runs, line):
+    assert evaluate(line, policy_from("default: allow\nrules:\n  allow: ['*']\n")).decision != "allow"
+
+
+def test_a_rule_naming_the_option_allows_it():
+    policy = policy_from("rules:\n  allow: ['make *', 'make --eval *']\n")
+    assert evaluate("make --eval 'x:=1'", policy).decision == "allow"
+    assert evaluate("make --ev 'x:=1'", policy).decision == "ask"  # the rule names --eval as written
+
+
+def test_versioned_and_pathed_names_find_their_table():
+    knowledge = load_knowledge()
+    assert knowledge.table("/usr/bin/python3.12")[0] == "python"
+    assert knowledge.table("perl5.36")[0] == "perl"
+    assert knowledge.table("gsed")[0] == "sed"
+    assert knowledge.table("ls") is None
+
+
+SPEC = Spec(
+    values=frozenset({"-f", "--file", "-e", "--eval", "-o"}),
+    optional=frozenset({"-i", "--in-place"}),
+    long=frozenset({"--file", "--eval", "--in-place", "--environment", "--verbose"}),
+    single_dash=frozenset({"-ex"}),
+    code=frozenset({"--eval", "-e", "-ex"}),
+)
+
+PARSES = [
+    (["-f", "x", "a"], [("-f", "x")], ["a"]),
+    (["-fx", "a"], [("-f", "x")], ["a"]),
+    (["-vf", "x"], [("-v", None), ("-f", "x")], []),
+    (["-vfx"], [("-v", None), ("-f", "x")], []),
+    (["--file=x"], [("--file", "x")], []),
+    (["--file", "x"], [("--file", "x")], []),
+    (["--fi", "x"], [("--file", "x")], []),  # a unique abbreviation
+    (["--ev=x"], [("--eval", "x")], []),
+    (["--e", "x"], [("--eval", "x")], []),  # ambiguous with --environment: read as the code option
+    (["--env"], [("--environment", None)], []),
+    (["--ver"], [("--verbose", None)], []),
+    (["--nosuch", "x"], [("--nosuch", None)], ["x"]),  # unknown: no value
+    (["-i.bak", "a"], [("-i", ".bak")], ["a"]),
+    (["-i", "a"], [("-i", None)], ["a"]),  # an optional value only attaches
+    (["-vi"], [("-v", None), ("-i", None)], []),
+    (["--in-place=.b"], [("--in-place", ".b")], []),
+    (["-ex", "cmd"], [("-ex", None)], ["cmd"]),  # a single-dash long option, read whole
+    (["a", "-f", "x", "b"], [("-f", "x")], ["a", "b"]),  # options anywhere (GNU permutation)
+    (["--", "-f", "x"], [], ["-f", "x"]),
+    (["-", "x"], [], ["-", "x"]),
+]
+
+
+@pytest.mark.parametrize("args,options,operands", PARSES)
+def test_the_option_parser(args, options, operands):
+    parsed = parse(args, SPEC)
+    assert (parsed.options, parsed.operands) == (options, operands)
+
+
+def test_a_program_operand_ends_the_tools_own_options():
+    spec = Spec(values=frozenset({"-c"}), code=frozenset({"-c"}), ends=frozenset({"-c"}), program_operand=True)
+    assert parse(["-u", "script.py", "-c", "x"], spec).operands == ["script.py", "-c", "x"]
+    assert parse(["-c", "code", "-x"], spec).options == [("-c", "code")]
+    assert parse(["-uc", "code", "-x"], spec).operands == ["-x"]
