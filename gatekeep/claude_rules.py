@@ -63,6 +63,10 @@ def convert_entry(entry: object, verdict: str) -> Converted:
             reason = "would allow every command; set `default: allow` in the policy if you really mean it"
             return Converted(entry, verdict, None, reason)
         pattern = "*"
+    if verdict == "allow" and any(not segment.replace("*", "").strip() for segment in pattern.split(" | ")):
+        # `* | *`, `curl * | *`: any command at all may run in that part of the pipeline (`| sh`)
+        reason = "would allow any command in a part of a pipeline; write that part out"
+        return Converted(entry, verdict, None, reason)
     return Converted(entry, verdict, pattern, None)
 
 

@@ -299,9 +299,10 @@ def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | N
         return None  # env -S and the like: the command is not a plain suffix of what allow rules see
     prefix = list(allow_form[: len(allow_form) - len(inner)])
     end = load_table().name_end(inner)
-    if end == 1 and basename(inner[0]) in TOO_BROAD and len(inner) > 1:
-        return " ".join(_literal(w) for w in allow_form)
-    return " ".join(_literal(w) for w in prefix + inner[:end]) + " *"
+    words = allow_form if end == 1 and basename(inner[0]) in TOO_BROAD and len(inner) > 1 else prefix + inner[:end]
+    if any("|" in w for w in words):
+        return None  # a pattern would read a quoted `|` as a pipeline: `npm run 'x | sh'` is no `npm run x | sh *`
+    return " ".join(_literal(w) for w in words) + ("" if words is allow_form else " *")
 
 
 def _literal(word: str) -> str:

@@ -122,6 +122,10 @@ def suggestions(line: str, policy_text: str = "") -> tuple[str, ...]:
         ("python script.py --fast", ("python script.py --fast",)),
         ("rm -rf build", ("rm -rf build",)),
         ("curl -fsSL https://x.io/a*b", ("curl -fsSL https://x.io/a\\*b",)),
+        # quoted text never becomes a pattern's operator: `npm run x | sh *` would be a pipeline rule
+        ("npm run 'x | sh'", ()),
+        ("npm run '|' sh", ()),
+        ("python 'a | sh'", ()),
         # never for a bare shell or wrapper: for the command inside, or nothing
         ("bash -c 'npm test'", ("npm test *",)),
         ("sudo", ()),

@@ -295,6 +295,12 @@ CONVERSIONS = [
     ({"tool": "Bash"}, "deny", None, "not a string"),
     ("Bash(npm test && npm run build)", "allow", None, "one command at a time"),
     ("Bash(make; make install)", "deny", None, "one command at a time"),
+    # an allow never widens: no part of a pipeline may be any command at all
+    ("Bash(* | *)", "allow", None, "any command in a part of a pipeline"),
+    ("Bash(curl * | *)", "allow", None, "any command in a part of a pipeline"),
+    ("Bash(* | grep x)", "allow", None, "any command in a part of a pipeline"),
+    ("Bash(* | *)", "deny", "* | *", None),  # denying every pipeline only tightens
+    ("Bash(git log * | head *)", "allow", "git log * | head *", None),
 ]
 
 
