@@ -16,6 +16,15 @@
 #   is unbound and `fc` cannot re-run history, since those run text that never
 #   passes through PS0.
 #
+# Out of a typed line's reach (a line that names any of this is asked about first,
+# but the hook does not rely on that): its functions and settings are readonly, so
+# no line can redefine or unset them; PS0 and PROMPT_COMMAND call them as `\name`,
+# which no alias can replace; they are defined with alias expansion off; and the
+# gate, in PS0's subshell, switches to posix mode, where `unset` beats any function
+# of that name, and clears every function that could shadow what it runs (kill,
+# printf, history, the interpreter's path...). Key bindings that run a line's
+# `$( )` before it is accepted (shell-expand-line, M-C-e) are unbound in every keymap.
+#
 # Once loaded, it exports GATEKEEP_HOOK="bash VERSION ps0 PID INTERPRETER" for
 # `gatekeep doctor`, which runs as a child of this shell and cannot see its
 # functions; the PID tells this shell from a child that inherited the variable.
@@ -27,14 +36,19 @@ if (( BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4) ))
         "$BASH_VERSION" >&2
     return 0
 fi
-__gatekeep_loaded=1
-__gatekeep_cmd=(__GATEKEEP_COMMAND__)
+declare -r __gatekeep_loaded=1
+# No alias may reach into the functions below while they are defined; restored at the end.
+__gatekeep_aliases=$(shopt -p expand_aliases)
+shopt -u expand_aliases
+declare -ra __gatekeep_cmd=(__GATEKEEP_COMMAND__)
+# What could shadow the gate inside PS0's subshell: the builtins it runs, and its interpreter.
+declare -ra __gatekeep_shadows=(builtin command kill printf history local return declare type "${__gatekeep_cmd[0]}")
 
 # The number of the last history entry as of the last prompt (set by the prompt
 # hook) or line (set by PS0 itself, in the current shell, through an arithmetic
 # subscript), and whether the prompt hook ran since the last line.
 __gatekeep_base=0 __gatekeep_prior=0 __gatekeep_prompted=0 __gatekeep_fresh=0
-__gatekeep_ps0='${__gatekeep_none[__gatekeep_prior=__gatekeep_base,__gatekeep_base=\!,__gatekeep_fresh=__gatekeep_prompted,__gatekeep_prompted=0,0]-}$(__gatekeep_gate)'
+declare -r __gatekeep_ps0='${__gatekeep_none[__gatekeep_prior=__gatekeep_base,__gatekeep_base=\!,__gatekeep_fresh=__gatekeep_prompted,__gatekeep_prompted=0,0]-}$(\__gatekeep_gate)'
 
 __gatekeep_block() {
     # Runs inside PS0's command substitution: $$ is still the interactive shell.
@@ -54,6 +68,11 @@ __gatekeep_last_entry() {
 }
 
 __gatekeep_gate() {
+    # PS0's command substitution is a subshell: nothing done here reaches the user's shell.
+    # In posix mode `unset` is found before any function of that name; it then clears the
+    # functions that could stand in for what the gate runs.
+    POSIXLY_CORRECT=1
+    \unset -f "${__gatekeep_shadows[@]}" 2>/dev/null
     local number line
     __gatekeep_last_entry
     # PS0's \! is the number of the last history entry: exactly one more than at
@@ -82,27 +101,38 @@ __gatekeep_gate() {
 __gatekeep_prompt() {
     local status=$?
     # Restore what the gate depends on; each could otherwise open it silently.
-    shopt -s promptvars cmdhist
+    builtin shopt -s promptvars cmdhist
     # Only when off: `set -o history` inside PROMPT_COMMAND also makes bash record
     # the PROMPT_COMMAND lines that run after this function.
-    [[ -o history ]] || set -o history
+    [[ -o history ]] || builtin set -o history
     [[ ${HISTCONTROL-} == *ignore* || ${HISTCONTROL-} == *erasedups* ]] && HISTCONTROL=
     [[ -n ${HISTIGNORE-} ]] && HISTIGNORE=
     [[ ${HISTSIZE-500} =~ ^[0-9]+$ ]] && (( HISTSIZE < 10 )) && HISTSIZE=500
-    if [[ -n $(trap -p INT) ]]; then
+    if [[ -n $(builtin trap -p INT) ]]; then
         if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )); then
-            trap - INT
-            printf 'gatekeep: removed a trap on INT: it would let a denied line run\n' >&2
+            builtin trap - INT
+            builtin printf 'gatekeep: removed a trap on INT: it would let a denied line run\n' >&2
         else
-            printf 'gatekeep: warning: a trap on INT is set, and this bash cannot gate lines while it is (remove it: trap - INT)\n' >&2
+            builtin printf 'gatekeep: warning: a trap on INT is set, and this bash cannot gate lines while it is (remove it: trap - INT)\n' >&2
         fi
     fi
-    bind -u edit-and-execute-command 2>/dev/null
+    __gatekeep_unbind
     [[ ${PS0-} == "$__gatekeep_ps0"* ]] || PS0=$__gatekeep_ps0${PS0-}
     local number line
     __gatekeep_last_entry
     __gatekeep_base=${number:-0} __gatekeep_prompted=1
     return $status
+}
+
+# Editing commands that run text the gate never sees: edit-and-execute-command (C-x C-e,
+# v in vi mode) runs the edited text without a new PS0, and shell-expand-line (M-C-e)
+# runs every $( ) of the line being typed. Unbound in every keymap, at every prompt.
+__gatekeep_unbind() {
+    local keymap
+    for keymap in emacs-standard emacs-meta emacs-ctlx vi-command vi-insert; do
+        builtin bind -m "$keymap" -u edit-and-execute-command 2>/dev/null
+        builtin bind -m "$keymap" -u shell-expand-line 2>/dev/null
+    done
 }
 
 # `fc -s`, `fc -e` and a bare `fc` run history without a new PS0: refuse them.
@@ -115,13 +145,17 @@ fc() {
 
 __gatekeep_prompt_init() {
     PS0=$__gatekeep_ps0${PS0-}
-    bind -u edit-and-execute-command 2>/dev/null
+    __gatekeep_unbind
     # Run last in PROMPT_COMMAND, after anything that reads history (history -n), keeping $?.
+    # Quoted, so that no alias named like it can stand in for it.
     if [[ $(declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]]; then
-        PROMPT_COMMAND+=(__gatekeep_prompt)
+        PROMPT_COMMAND+=('\__gatekeep_prompt')
     else
-        PROMPT_COMMAND=${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}__gatekeep_prompt
+        PROMPT_COMMAND=${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}'\__gatekeep_prompt'
     fi
 }
 __gatekeep_prompt_init
+readonly -f __gatekeep_block __gatekeep_last_entry __gatekeep_gate __gatekeep_prompt __gatekeep_unbind fc
+eval "$__gatekeep_aliases"
+unset __gatekeep_aliases
 export GATEKEEP_HOOK="bash ${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]} ps0 $$ ${__gatekeep_cmd[0]}"

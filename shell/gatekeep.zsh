@@ -4,10 +4,27 @@
 # How it gates: preexec receives the whole line before any of it runs and asks
 # gatekeep; preexec itself cannot cancel the line, so TRAPDEBUG enforces the
 # verdict: with DEBUG_BEFORE_CMD (the default) it runs before each command,
-# and `return 1` from it drops the rest of the line. It acts only on top-level
-# commands of the line typed at the prompt, and blocks any such command that
-# runs when no approved line is pending. Wrapping the accept-line widget would
-# not be a gate: accept-and-hold (M-a) and C-o run a line without it.
+# and a trap that ends with ERR_EXIT set and a failing status drops the rest
+# of the line. It acts only on top-level commands of the line typed at the
+# prompt, and blocks any such command that runs when no approved line is
+# pending. Wrapping the accept-line widget would not be a gate: accept-and-hold
+# (M-a) and C-o run a line without it.
+#
+# Out of a typed line's reach (a line that names any of this is asked about
+# first, but the hook does not rely on that):
+#   * every function is defined from a string after alias expansion is turned
+#     off, so no alias, global ones included, reaches into its body;
+#   * each body is kept in a readonly table: before every command TRAPDEBUG
+#     checks preexec's body, before every line preexec checks TRAPDEBUG's, and
+#     at every prompt all are put back if changed or removed, and re-registered;
+#   * nothing that decides relies on a command a function could stand in for:
+#     options are set through the `options` table, the trap blocks with an
+#     assignment and arithmetic, and a function named like gatekeep's
+#     interpreter blocks every line (it would stand in for gatekeep);
+#   * GLOB_SUBST is kept off (with it, `$x` would run commands hidden in a glob
+#     qualifier of x's value), and the widgets that expand `$( )` and the like
+#     before a line is accepted (Tab, C-x *, C-x g...) refuse to when the line
+#     holds one.
 #
 # Once loaded, it exports GATEKEEP_HOOK="zsh VERSION preexec+TRAPDEBUG PID INTERPRETER"
 # for `gatekeep doctor`, which runs as a child of this shell and cannot see its
@@ -15,67 +32,133 @@
 
 [[ -o interactive ]] || return 0                 # interactive shells only
 (( ${+__gatekeep_loaded} )) && return 0          # loaded once, even if sourced twice
-typeset -g __gatekeep_loaded=1
-typeset -ga __gatekeep_cmd=(__GATEKEEP_COMMAND__)
+typeset -gr __gatekeep_loaded=1
+typeset -g __gatekeep_aliases_were=${options[aliases]}
+options[aliases]=off                             # no alias reaches the bodies defined below
+typeset -gra __gatekeep_cmd=(__GATEKEEP_COMMAND__)
 typeset -g __gatekeep_verdict=''                 # allow | deny for the pending line, '' when none
+# What in a line makes the expansion widgets refuse: it would run or evaluate before the line is vetted.
+typeset -gra __gatekeep_needles=('$(' '`' '<(' '>(' '=(' '$[' '${' '$~' '$=' '$^' '~[')
+typeset -gra __gatekeep_widgets=(
+    expand-or-complete expand-or-complete-prefix menu-expand-or-complete expand-word list-expand
+    complete-word menu-complete reverse-menu-complete list-choices delete-char-or-list
+    accept-and-menu-complete expand-cmd-path _expand_word _expand_alias _complete_help _correct_word
+    _correct_filename _history-complete-older _history-complete-newer _most_recent_file _next_tags
+    _read_comp _bash_complete-word _bash_list-choices _generic
+)
 
-__gatekeep_preexec() {
-    local line=$1 rc
+functions[__gatekeep_preexec]='
+    local line=$1 rc tool=${__gatekeep_cmd[@]:0:1}
     __gatekeep_verdict=deny
-    if [[ -r /dev/tty ]]; then
-        "${__gatekeep_cmd[@]}" check --shell zsh --quiet -- "$line" </dev/tty
+    [[ ${functions[TRAPDEBUG]-} == ${__gatekeep_bodies[TRAPDEBUG]} ]] || functions[TRAPDEBUG]=${__gatekeep_bodies[TRAPDEBUG]}
+    if (( ${+functions[$tool]} )); then
+        print -ru2 -- "gatekeep: a function named $tool stands in for gatekeep; blocked. Remove it in a shell without the hook (zsh -f), or fix ~/.zshrc"
     else
-        "${__gatekeep_cmd[@]}" check --shell zsh --quiet --no-prompt -- "$line"
+        if [[ -r /dev/tty ]]; then
+            "${__gatekeep_cmd[@]}" check --shell zsh --quiet -- "$line" </dev/tty
+        else
+            "${__gatekeep_cmd[@]}" check --shell zsh --quiet --no-prompt -- "$line"
+        fi
+        rc=$?
+        case $rc in
+            0) __gatekeep_verdict=allow ;;
+            1) ;;
+            2) print -ru2 -- "gatekeep: could not decide (see above); blocked" ;;
+            126|127) print -ru2 -- "gatekeep: cannot run $tool (missing or not executable); blocked. Reinstall gatekeep, or open a shell without the hook: zsh -f" ;;
+            *) print -ru2 -- "gatekeep: gatekeep ended with status $rc; blocked" ;;
+        esac
     fi
-    rc=$?
-    case $rc in
-        0) __gatekeep_verdict=allow ;;
-        1) ;;
-        2) print -ru2 -- "gatekeep: could not decide (see above); blocked" ;;
-        126|127) print -ru2 -- "gatekeep: cannot run ${__gatekeep_cmd[1]} (missing or not executable); blocked. Reinstall gatekeep, or open a shell without the hook: zsh -f" ;;
-        *) print -ru2 -- "gatekeep: gatekeep ended with status $rc; blocked" ;;
-    esac
-}
+'
 
-__gatekeep_precmd() {
+functions[__gatekeep_precmd]='
     local rc=$?
-    __gatekeep_verdict=''                        # a verdict is for one line only
+    __gatekeep_verdict=""                        # a verdict is for one line only
     __gatekeep_register
     return $rc
-}
+'
 
-__gatekeep_register() {
+# No index arithmetic in the bodies (KSH_ARRAYS would shift it), and options go through the
+# `options` table: no function can stand in for an assignment.
+functions[__gatekeep_register]='
+    local name
     # DEBUG_BEFORE_CMD: TRAPDEBUG must run before each command, not after it.
     # INTERACTIVE_COMMENTS: without it zsh runs `ls # ; rm x` as two commands,
     # while gatekeep (like bash) reads everything after `#` as a comment.
-    setopt DEBUG_BEFORE_CMD INTERACTIVE_COMMENTS
-    (( ${preexec_functions[(I)__gatekeep_preexec]} )) || preexec_functions+=(__gatekeep_preexec)
-    (( ${precmd_functions[(I)__gatekeep_precmd]} )) || precmd_functions+=(__gatekeep_precmd)
-    # put back our TRAPDEBUG if it was removed or replaced (a line that does so asks first)
-    [[ ${functions[TRAPDEBUG]-} == "$__gatekeep_trapdebug_body" ]] || functions[TRAPDEBUG]=$__gatekeep_trapdebug
-typeset -g __gatekeep_trapdebug_body=${functions[TRAPDEBUG]}  # as zsh stores it, for comparison
-}
+    options[debugbeforecmd]=on
+    options[interactivecomments]=on
+    if [[ ${options[globsubst]} == on ]]; then
+        options[globsubst]=off
+        print -ru2 -- "gatekeep: turned GLOB_SUBST off: with it, \$x runs the commands a glob qualifier in the value of x holds"
+    fi
+    [[ " ${preexec_functions[*]} " == *" __gatekeep_preexec "* ]] || preexec_functions+=(__gatekeep_preexec)
+    [[ " ${precmd_functions[*]} " == *" __gatekeep_precmd "* ]] || precmd_functions+=(__gatekeep_precmd)
+    # put back every part of the hook that was changed or removed (a line that does so asks first)
+    for name in ${(k)__gatekeep_bodies}; do
+        [[ ${functions[$name]-} == ${__gatekeep_bodies[$name]} ]] || functions[$name]=${__gatekeep_bodies[$name]}
+    done
+    # the expansion widgets: wrapped once, and again whenever something (compinit) redefines them
+    for name in $__gatekeep_widgets; do
+        (( ${+widgets[$name]} )) || continue
+        [[ ${widgets[$name]} == user:__gatekeep_guard ]] && continue
+        zle -A $name __gatekeep_widget_$name 2>/dev/null && zle -N $name __gatekeep_guard
+    done
+'
+
+# A widget that expands or completes the line being typed, unless the line holds something
+# that would run before it is vetted: then it refuses, and says why.
+functions[__gatekeep_guard]='
+    local needle
+    for needle in $__gatekeep_needles; do
+        if [[ $BUFFER == *"$needle"* ]]; then
+            zle -M "gatekeep: not expanded: the line holds ${needle}, which would run before gatekeep vets the line"
+            return 1
+        fi
+    done
+    zle __gatekeep_widget_$WIDGET -- "$@"
+'
 
 # Only top-level commands of the typed line: inside TRAPDEBUG (a function) the
 # context is "toplevel shfunc"; function bodies, sourced files, `eval` and
 # command substitutions add more and run under the verdict of their line.
-typeset -g __gatekeep_trapdebug='
-    [[ ${zsh_eval_context[*]} == "toplevel shfunc" ]] || return 0
-    [[ $__gatekeep_verdict == allow ]] && return 0
-    [[ -z $__gatekeep_verdict ]] && print -ru2 -- "gatekeep: a command ran without a vetted line; blocked"
-    __gatekeep_verdict=deny
-    return 1
+# It blocks without calling anything a function could stand in for: ERR_EXIT,
+# set through the options table, and a failing arithmetic status make zsh skip
+# the command and drop the rest of the line (the option does not outlive the trap).
+functions[TRAPDEBUG]='
+    if [[ ${zsh_eval_context[*]} != "toplevel shfunc" ]]; then
+        (( 1 ))
+    elif [[ $__gatekeep_verdict == allow && ${functions[__gatekeep_preexec]-} == ${__gatekeep_bodies[__gatekeep_preexec]}
+            && " ${preexec_functions[*]} " == *" __gatekeep_preexec "* ]]; then
+        (( 1 ))
+    else
+        [[ -z $__gatekeep_verdict ]] && print -ru2 -- "gatekeep: a command ran without a vetted line; blocked"
+        [[ $__gatekeep_verdict == allow ]] && print -ru2 -- "gatekeep: the hook was changed since the line was vetted; blocked"
+        __gatekeep_verdict=deny
+        options[errexit]=on
+        (( 0 ))
+    fi
 '
-functions[TRAPDEBUG]=$__gatekeep_trapdebug
 
 # `r` and `fc` re-run history without preexec: refuse all but listing.
-r() { print -ru2 -- "gatekeep: r re-runs history without the gate; blocked"; return 1 }
-fc() {
+functions[r]='print -ru2 -- "gatekeep: r re-runs history without the gate; blocked"; return 1'
+functions[fc]='
     case ${1-} in
         -l*|-nl*|-ln*|-rl*|-lr*) builtin fc "$@" ;;
         *) print -ru2 -- "gatekeep: fc re-runs history without the gate; blocked (fc -l still lists it)"; return 1 ;;
     esac
-}
+'
+
+# Every body as zsh stores it, for comparison and repair.
+typeset -grA __gatekeep_bodies=(
+    __gatekeep_preexec "${functions[__gatekeep_preexec]}"
+    __gatekeep_precmd "${functions[__gatekeep_precmd]}"
+    __gatekeep_register "${functions[__gatekeep_register]}"
+    __gatekeep_guard "${functions[__gatekeep_guard]}"
+    TRAPDEBUG "${functions[TRAPDEBUG]}"
+    r "${functions[r]}"
+    fc "${functions[fc]}"
+)
+options[aliases]=$__gatekeep_aliases_were
+unset __gatekeep_aliases_were
 
 __gatekeep_register
 export GATEKEEP_HOOK="zsh $ZSH_VERSION preexec+TRAPDEBUG $$ ${__gatekeep_cmd[@]:0:1}"

@@ -8,7 +8,8 @@
 #     a marker that the next DEBUG trap is the start of a typed line;
 #   * it takes ignorespace out of HISTCONTROL, and reads the line from history;
 #   * it runs precmd_functions before each prompt and preexec_functions with the
-#     typed line before it runs.
+#     typed line before it runs, but not for an entry of PROMPT_COMMAND, nor for a
+#     command whose output is not the terminal (a prompt's or PS0's $( )).
 [[ -n ${__standin_loaded-} ]] && return 0
 __standin_loaded=1
 __standin_typed=
@@ -23,9 +24,23 @@ __standin_precmd() {
 
 __standin_mark_typed() { __standin_typed=1; }
 
+__standin_in_prompt_command() {
+    local IFS=$'\n;' entry
+    for entry in ${PROMPT_COMMAND[*]}; do
+        [[ ${entry//[[:space:]]/} == "${1//[[:space:]]/}" ]] && return 0
+    done
+    return 1
+}
+
 __standin_debug() {
     [[ -n $__standin_typed && -z ${COMP_LINE-} ]] || return 0
-    case $BASH_COMMAND in __standin_*|__gatekeep_*) return 0 ;; esac
+    # as bash-preexec does: nothing whose output is not the terminal (a prompt's $( ), PS0's gate),
+    # and nothing that is an entry of PROMPT_COMMAND (its __bp_in_prompt_command)
+    [[ -t 1 ]] || return 0
+    if __standin_in_prompt_command "$BASH_COMMAND"; then
+        __standin_typed=
+        return 0
+    fi
     __standin_typed=
     local entry f
     entry=$(HISTTIMEFORMAT='' builtin history 1)
