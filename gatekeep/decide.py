@@ -232,12 +232,29 @@ GATE_FUNCTIONS = ("__gatekeep", "TRAP")
 HOOK_FUNCTIONS = frozenset({"fc", "r", "preexec", "precmd", "command_not_found_handle", "zshaddhistory"})
 
 
+# bash's and zsh's builtins and reserved words: a function named like one stands in for it (a
+# function `kill` or `return` or `builtin` can turn a hook's block into nothing).
+SHELL_BUILTINS = frozenset(
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown "
+    "echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile "
+    "popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true "
+    "type typeset ulimit umask unalias unset wait autoload bindkey bye cap chdir clone comparguments compcall "
+    "compctl compdescribe compfiles compgroups compquote comptags comptry compvalues disable emulate float "
+    "functions getcap getln integer limit log noglob nocorrect print pushln r rehash sched setcap setopt stat "
+    "unfunction unhash unlimit unsetopt vared whence where which zcompile zformat zle zmodload zparseopts zprof "
+    "zpty zregexparse zsocket zstyle ztcp if then else elif fi case esac for select while until do done in "
+    "function time coproc repeat foreach end".split()
+)
+
+
 def is_command_name(name: str) -> bool:
     import shutil
 
     from gatekeep.arity import load_table
 
-    return name in READ_ONLY or name in load_table().tools or shutil.which(name) is not None
+    if name in SHELL_BUILTINS or name in READ_ONLY or name in load_table().tools:
+        return True
+    return shutil.which(name) is not None
 
 
 def _names_the_form(rule: Rule | None, normalized: Normalized) -> bool:

@@ -57,9 +57,10 @@ __gatekeep_block() {
 }
 
 __gatekeep_last_entry() {
-    # "  123* text" from `history 1`: sets number and line (empty when history is empty)
+    # "  123* text" from `history 1`: sets number and line (empty when history is empty).
+    # Read in a subshell in posix mode, where no function can stand in for `history`.
     local entry
-    entry=$(HISTTIMEFORMAT='' builtin history 1)
+    entry=$(POSIXLY_CORRECT=1; \unset -f builtin history; HISTTIMEFORMAT='' builtin history 1)
     line=${entry#"${entry%%[![:space:]]*}"}      # drop the leading spaces,
     number=${line%%[!0-9]*}
     line=${line#"$number"}                       # the number,
@@ -108,7 +109,17 @@ __gatekeep_prompt() {
     [[ ${HISTCONTROL-} == *ignore* || ${HISTCONTROL-} == *erasedups* ]] && HISTCONTROL=
     [[ -n ${HISTIGNORE-} ]] && HISTIGNORE=
     [[ ${HISTSIZE-500} =~ ^[0-9]+$ ]] && (( HISTSIZE < 10 )) && HISTSIZE=500
-    if [[ -n $(builtin trap -p INT) ]]; then
+    # In one subshell, in posix mode (see __gatekeep_gate): the INT trap, and the functions that
+    # stand in for builtins the hook uses. The gate holds without those builtins; the user is told.
+    local report shadows
+    report=$(POSIXLY_CORRECT=1; \unset -f typeset; typeset -F "${__gatekeep_shadows[@]}" shopt set bind trap unset
+        \unset -f trap; trap -p INT)
+    shadows=${report%%trap -- *}
+    if [[ -n $shadows ]]; then
+        shadows=${shadows//$'\n'/ }
+        builtin printf 'gatekeep: warning: functions stand in for builtins the hook uses (%s); the gate holds, but remove them: unset -f NAME\n' "${shadows% }" >&2
+    fi
+    if [[ $report == *"trap -- "* ]]; then
         if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )); then
             builtin trap - INT
             builtin printf 'gatekeep: removed a trap on INT: it would let a denied line run\n' >&2

@@ -20,7 +20,7 @@ import pytest
 from gatekeep.commands.doctor import parse_hook, shell_kind
 from gatekeep.paths import get_paths
 from tests.conftest import write
-from tests.test_hooks import Shell, hook_text
+from tests.shells import Shell, hook_text
 
 CHECKS = ["hook", "shell", "history", "policy", "audit log", "install"]
 BASH = shutil.which("bash") or "/bin/bash"

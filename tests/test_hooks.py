@@ -7,7 +7,6 @@ runs creates its marker file; a blocked line creates none, in any of its parts.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +19,10 @@ from gatekeep.commands.hook import hook_command
 from gatekeep.paths import get_paths
 from gatekeep.policy import read_layer
 from tests.conftest import write
+from tests.shells import Shell, hook_text
 
 REPO = Path(__file__).resolve().parent.parent
 SHELLS = ["bash", "zsh"]
-PROMPT = "GK-READY> "
-QUESTION = "means deny) > "
 POLICY = """\
 default: ask
 timeout: 3
@@ -34,57 +32,6 @@ rules:
 """
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def hook_text(shell: str) -> str:
-    return subprocess.run(
-        [sys.executable, "-m", "gatekeep", "hook", shell], capture_output=True, text=True, check=True
-    ).stdout
-
-
-class Shell:
-    def __init__(self, shell: str, home: Path, hook: str, extra_rc: str = "", before_hook: str = ""):
-        self.home = home
-        self.work = home / "work"
-        self.work.mkdir(parents=True, exist_ok=True)
-        (home / "hook.sh").write_text(hook)
-        rc = f"{before_hook}\nPS1='{PROMPT}'\nsource {home / 'hook.sh'}\n{extra_rc}\ncd {self.work}\n"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("BASH_FUNC", "PROMPT_COMMAND", "PS0"))}
-        env.update(HOME=str(home), TERM="dumb", HISTFILE=str(home / "history"))
-        if shell == "bash":
-            (home / "bashrc").write_text(rc)
-            argv = ["bash", "--noprofile", "--rcfile", str(home / "bashrc"), "-i"]
-        else:
-            (home / ".zshrc").write_text(rc)
-            env["ZDOTDIR"] = str(home)
-            argv = ["zsh", "-i"]
-        self.name = shell
-        self.child = pexpect.spawn(argv[0], argv[1:], env=env, encoding="utf-8", timeout=20, cwd=str(home))
-        self.child.expect_exact(PROMPT)
-
-    def run(self, line: str) -> str:
-        """Send a line that must not prompt; return what it printed."""
-        self.child.sendline(line)
-        index = self.child.expect_exact([PROMPT, QUESTION])
-        output = self.child.before
-        assert index == 0, f"unexpected question for {line!r}: {output}"
-        return output
-
-    def ask(self, line: str, keys: str | None) -> str:
-        """Send a line that must prompt; answer with `keys` (None: let it time out)."""
-        self.child.sendline(line)
-        self.child.expect_exact(QUESTION)
-        self.question = self.child.before.split("gatekeep: this line needs your approval", 1)[-1]  # not the echo
-        if keys is not None:
-            self.child.send(keys)
-        self.child.expect_exact(PROMPT)
-        return self.child.before
-
-    def exists(self, name: str) -> bool:
-        return (self.work / name).exists()
-
-    def close(self) -> None:
-        self.child.close(force=True)
 
 
 @pytest.fixture

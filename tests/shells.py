@@ -1,0 +1,81 @@
+"""Real interactive bash and zsh, with gatekeep's hook, driven through a pseudo-terminal.
+
+A Shell starts with an rc file that loads the hook text it is given, in a home of
+its own (HOME, and ZDOTDIR for zsh), and works in HOME/work. The tests that use it
+check what reached the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+
+PROMPT = "GK-READY> "
+QUESTION = "means deny) > "
+
+
+def hook_text(shell: str) -> str:
+    return subprocess.run(
+        [sys.executable, "-m", "gatekeep", "hook", shell], capture_output=True, text=True, check=True
+    ).stdout
+
+
+class Shell:
+    def __init__(self, shell: str, home: Path, hook: str, extra_rc: str = "", before_hook: str = "", env=None):
+        self.home = home
+        self.work = home / "work"
+        self.work.mkdir(parents=True, exist_ok=True)
+        (home / "hook.sh").write_text(hook)
+        rc = f"{before_hook}\nPS1='{PROMPT}'\nsource {home / 'hook.sh'}\n{extra_rc}\ncd {self.work}\n"
+        extra_env = env or {}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("BASH_FUNC", "PROMPT_COMMAND", "PS0"))}
+        env.update(HOME=str(home), TERM="dumb", HISTFILE=str(home / "history"), **extra_env)
+        if shell == "bash":
+            (home / "bashrc").write_text(rc)
+            argv = ["bash", "--noprofile", "--rcfile", str(home / "bashrc"), "-i"]
+        else:
+            (home / ".zshrc").write_text(rc)
+            env["ZDOTDIR"] = str(home)
+            argv = ["zsh", "-i"]
+        self.name = shell
+        self.child = pexpect.spawn(argv[0], argv[1:], env=env, encoding="utf-8", timeout=20, cwd=str(home))
+        self.child.expect_exact(PROMPT)
+
+    def run(self, line: str) -> str:
+        """Send a line that must not prompt; return what it printed."""
+        self.child.sendline(line)
+        index = self.child.expect_exact([PROMPT, QUESTION])
+        output = self.child.before
+        assert index == 0, f"unexpected question for {line!r}: {output}"
+        return output
+
+    def ask(self, line: str, keys: str | None) -> str:
+        """Send a line that must prompt; answer with `keys` (None: let it time out)."""
+        self.child.sendline(line)
+        self.child.expect_exact(QUESTION)
+        self.question = self.child.before.split("gatekeep: this line needs your approval", 1)[-1]  # not the echo
+        if keys is not None:
+            self.child.send(keys)
+        self.child.expect_exact(PROMPT)
+        return self.child.before
+
+    def exists(self, name: str) -> bool:
+        return (self.work / name).exists()
+
+    def close(self) -> None:
+        self.child.close(force=True)
+
+    def type(self, line: str, answer: str = "d") -> tuple[str, bool]:
+        """Send a line; if it asks, answer with `answer`. Returns what it printed and whether it asked."""
+        self.child.sendline(line)
+        index = self.child.expect_exact([PROMPT, QUESTION])
+        output = self.child.before
+        if index == 1:
+            self.child.send(answer)
+            self.child.expect_exact(PROMPT)
+            output += self.child.before
+        return output, index == 1
