@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import time
@@ -142,4 +143,81 @@ def test_the_differential_harness_notices_a_hidden_command(stub_bin, tmp_path):
     # bash runs it. The harness must see it run, which is what makes the test above meaningful.
     line = "alpha 'x'$(beta)'y'"
     assert "beta" in ran_in_bash(line, stub_bin, tmp_path)
+    assert evaluate(line, policy_from(POLICY)).decision != "allow"
+
+
+# Expansions (issue 15): generated forms over names whose values hold payloads. A form gatekeep
+# allows must be inert in both shells: run in real bash and zsh, where x, y and z hold code that
+# runs the stub `delta` if anything evaluates, assigns or expands them further, no command may run
+# that gatekeep did not see. Only `alpha`, the line's own command, is allowed by the policy.
+PAYLOADS = "x='a[$(delta)]'; y='$(delta)'; z='/*(e:delta:)'; i='a[$(delta)]'; a=(1 2); declare -A m 2>/dev/null; m[k]=1"
+NAMES = st.sampled_from(["x", "y", "z", "a", "m", "_", "HOME", "1", "@", "BASH_ALIASES", "BASH_CMDS", "aliases"])
+SUBSCRIPTS = st.sampled_from(["0", "1", "@", "*", "i", "x", "i+1", "$x", "k", "-1"])
+OFFSETS = st.sampled_from(["1", "x", "-1", " -1", "1:2", "i:1", "h"])
+INNER = st.sampled_from(["lit", "$x", "'q'", "${y@P}", "$(echo)", "${x:=v}", "${!x}"])
+
+
+def _expansion(name, subscript, offset, word, form):
+    return form.format(n=name, s=subscript, o=offset, w=word)
+
+
+FORMS = st.sampled_from(
+    [
+        "${n}", "${{{n}}}", "${{{n}:-{w}}}", "${{{n}-{w}}}", "${{{n}:+{w}}}", "${{{n}:={w}}}", "${{{n}={w}}}",
+        "${{{n}::={w}}}", "${{{n}@P}}", "${{{n}@E}}", "${{{n}@Q}}", "${{{n}@A}}", "${{!{n}}}", "${{!{n}*}}",
+        "${{{n}[{s}]}}", "${{{n}[{s}]:-{w}}}", "${{{n}:{o}}}", "${{#{n}}}", "${{{n}%{w}}}", "${{{n}/{w}/{w}}}",
+        "$(({n}))", "$(({n}[{s}]))", "$[{n}]", "${{(e){n}}}", "${{(P){n}}}", "$~{n}", "${{~{n}}}", "${{={n}}}",
+        "${n}[{s}]", "${{{n}^^}}", "\"${{{n}@P}}\"", "\"${n}[{s}]\"",
+    ]
+)  # fmt: skip
+EXPANSIONS = st.builds(_expansion, NAMES, SUBSCRIPTS, OFFSETS, INNER, FORMS)
+EXPANSION_LINES = st.builds(
+    lambda e, where: where.format(e=e),
+    EXPANSIONS,
+    st.sampled_from(["alpha {e}", "alpha x{e}y", "for v in {e}; do alpha; done", "alpha > /dev/null{e}", "alpha <<< {e}"]),
+)
+
+
+def ran_in(shell: str, setup: str, line: str, stub_bin: Path, work: Path) -> list[str]:
+    log = work / "ran.log"
+    log.write_text("")
+    env = {"PATH": str(stub_bin), "STUB_LOG": str(log), "HOME": str(work)}
+    argv = ["/bin/bash", "-c"] if shell == "bash" else [shutil.which("zsh"), "-f", "-c"]
+    try:
+        subprocess.run([*argv, f"{setup}\n{line}"], env=env, cwd=work, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pass
+    return log.read_text().split()
+
+
+@given(line=EXPANSION_LINES)
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+def test_an_allowed_expansion_runs_nothing_hidden_in_bash_or_zsh(policy, stub_bin, tmp_path, line):
+    verdict = evaluate(line, policy)
+    event(f"gatekeep says {verdict.decision}")
+    if verdict.decision != "allow":
+        return
+    seen = {n.command.argv[0] for n in read_line(line)[1] if n.command.argv}
+    for shell in ("bash", "zsh"):
+        ran = set(ran_in(shell, PAYLOADS, line, stub_bin, tmp_path))
+        assert ran <= seen, f"{shell} ran {sorted(ran - seen)} that gatekeep never saw in {line!r}"
+
+
+@pytest.mark.parametrize(
+    "line", ["alpha ${x@P}", "alpha ${!x}", "alpha ${a[i]}", "alpha $((x))", "alpha $~z", "alpha ${(e)y}"]
+)
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_the_expansion_harness_notices_what_a_payload_runs(stub_bin, tmp_path, shell, line):
+    """Each of these runs `delta` in at least one shell; the harness must see it where it does."""
+    ran = ran_in(shell, PAYLOADS, line, stub_bin, tmp_path)
+    shells_that_run_it = {
+        "alpha ${x@P}": {"bash"}, "alpha ${!x}": {"bash"}, "alpha ${a[i]}": {"bash", "zsh"},
+        "alpha $((x))": {"bash", "zsh"}, "alpha $~z": {"zsh"}, "alpha ${(e)y}": {"zsh"},
+    }  # fmt: skip
+    assert ("delta" in ran) is (shell in shells_that_run_it[line])
     assert evaluate(line, policy_from(POLICY)).decision != "allow"
