@@ -12,7 +12,7 @@ tables PLY computes, in `_bashlex_tables.py`, and hands them to bashlex:
     so a stale file fails the suite; `make tables` regenerates it.
 
 bashlex loops forever, eating memory, on a `${` with no `}` after it inside a
-quoted part of a word (`echo x'${'`, ../shared/design/bashlex.md): its
+quoted part of a word (`echo x'${'`): its
 `_paramexpand` gets -1 from `str.find` and steps backwards. The wrapper below
 makes that a parse error, which gatekeep reads as "could not parse". The time
 limit in parse.py stays, for hangs nobody has found yet.

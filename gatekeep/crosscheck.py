@@ -1,7 +1,7 @@
 """An independent reading of the raw line, to catch what bashlex silently hides.
 
 bashlex 0.18 "succeeds" on inputs whose commands it does not report
-(../shared/design/bashlex.md): substitutions inside words that start and end
+(measured against bash; tests/test_parse.py has each case): substitutions inside words that start and end
 with a quote, `<( )` after a double-quoted part, anything inside `${...}`,
 substitutions in unquoted heredoc bodies, heredoc bodies read a line late,
 and text after the first newline inside `$( )`.

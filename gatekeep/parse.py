@@ -1,7 +1,7 @@
 """Parse stage: a command line -> every simple command in it.
 
 bashlex does the parsing; gatekeep does not trust it blindly
-(../shared/design/bashlex.md):
+(crosscheck.py lists where it silently misreads):
   * any exception, and any parse that takes longer than PARSE_SECONDS (bashlex
     loops forever on `echo x'${'`), means "could not parse";
   * `crosscheck.py` reads the raw text independently, and any substitution,
@@ -17,7 +17,7 @@ import sys
 
 from gatekeep.lazyre import lazy
 from gatekeep.records import record
-from gatekeep.shellwords import Word, expansion_end, text_risk, unquote
+from gatekeep.shellwords import Word, assignment_risk, expansion_end, text_risk, unquote
 
 PARSE_SECONDS = 0.5
 MAX_LINE_CHARS = 10_000
@@ -179,6 +179,7 @@ def parse_plain_line(line: str) -> ParseResult | None:
             else:
                 words.append(unquote(token))
         problems = tuple(w.unsafe for w in (*assignments, *words) if w.unsafe)  # plain words: only `__gatekeep`
+        problems += tuple(r for a in assignments if (r := assignment_risk(a.value)))
         values = tuple(a.value for a in assignments)
         commands.append(SimpleCommand(tuple(words), values, (), pipelines, position, segment[0][1], problems))
     return ParseResult(line, tuple(commands))
@@ -373,8 +374,9 @@ class _Walker:
             if part.kind == "assignment" and not words:
                 assignment = self.word(part)
                 assignments.append(assignment.value)
-                if assignment.unsafe:
-                    problems.append(assignment.unsafe)
+                risk = assignment.unsafe or assignment_risk(assignment.value)
+                if risk:
+                    problems.append(risk)
             elif part.kind in ("word", "assignment"):
                 words.append(self.word(part))
             elif part.kind == "redirect":

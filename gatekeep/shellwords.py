@@ -207,6 +207,12 @@ SHELL_TABLES = frozenset(
     "options widgets keymaps precmd_functions preexec_functions chpwd_functions "
     "periodic_functions zshaddhistory_functions zshexit_functions zsh_directory_name_functions".split()
 )
+# Integer variables (zsh's, and OPTIND in bash): an assignment to one is arithmetic, which
+# evaluates any variable its value names, and that variable's subscripts.
+INTEGER_VARIABLES = frozenset(
+    "OPTIND HISTSIZE SAVEHIST SECONDS RANDOM COLUMNS LINES KEYTIMEOUT LISTMAX MAILCHECK PERIOD TMOUT SHLVL "
+    "ERRNO TRY_BLOCK_ERROR TRY_BLOCK_INTERRUPT ZLE_RPROMPT_INDENT DIRSTACKSIZE LOGCHECK BAUD".split()
+)
 _PARAMETER = lazy(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-]")
 _INERT_SUBSCRIPT = lazy(r"@|\*|-?[0-9]+")
 _INERT_OFFSET = lazy(r":[ \t]*-?[0-9]+(?::[ \t]*-?[0-9]+)?")
@@ -293,6 +299,16 @@ def text_risk(text: str) -> str | None:
             return f"`{text[i : i + 2]}` is an expansion with flags in zsh"
         else:
             i += 1
+    return None
+
+
+def assignment_risk(assignment: str) -> str | None:
+    """Why the assignment `NAME=value` (quotes removed) is not inert although its words are: an
+    integer variable given anything but a literal number evaluates it as arithmetic."""
+    name, _, value = assignment.partition("=")
+    name = name.removesuffix("+")
+    if name in INTEGER_VARIABLES and not value.lstrip("+-").isdigit():
+        return f"it assigns {name}, an integer variable, so {value or 'its value'} is evaluated as arithmetic"
     return None
 
 

@@ -42,9 +42,10 @@ typeset -gra __gatekeep_needles=('$(' '`' '<(' '>(' '=(' '$[' '${' '$~' '$=' '$^
 typeset -gra __gatekeep_widgets=(
     expand-or-complete expand-or-complete-prefix menu-expand-or-complete expand-word list-expand
     complete-word menu-complete reverse-menu-complete list-choices delete-char-or-list
-    accept-and-menu-complete expand-cmd-path _expand_word _expand_alias _complete_help _correct_word
-    _correct_filename _history-complete-older _history-complete-newer _most_recent_file _next_tags
-    _read_comp _bash_complete-word _bash_list-choices _generic
+    accept-and-menu-complete expand-cmd-path _expand_word _expand_alias _list_expansions _complete_help
+    _complete_debug _complete_tag _correct_word _correct_filename _history-complete-older
+    _history-complete-newer _most_recent_file _next_tags _read_comp _bash_complete-word
+    _bash_list-choices _generic
 )
 
 functions[__gatekeep_preexec]='

@@ -2,7 +2,7 @@
 
 Tables of whole lines and the verdict each must get, under a fixed user policy
 on top of the built-in one. They cover the threat classes 1-4 of
-../shared/design/threats.md: compounds, substitutions, obfuscated command
+tests/security/test_corpus.py (CLASSES): compounds, substitutions, obfuscated command
 words, and prefixes/wrappers.
 """
 

@@ -2,7 +2,7 @@
 
 COMPLETE lines must yield exactly the listed commands. INCOMPLETE lines are
 the inputs bashlex hides commands in, rejects, or hangs on
-(../shared/design/bashlex.md): each must be marked incomplete *and* the
+(see gatekeep/crosscheck.py): each must be marked incomplete *and* the
 command bash would run must still be found (by the tree or the fallback scan),
 so deny rules apply to it.
 """

@@ -2,7 +2,7 @@
 
 Every entry of ATTEMPTS is a line an attacker (or a confused agent) might type
 to get something past the gate, grouped by the classes of
-../shared/design/threats.md, with the policy it targets and the verdict a
+threats to a command gate (CLASSES below), with the policy it targets and the verdict a
 careful security engineer requires: "deny" where a deny rule or the built-in
 policy covers the line however it is written, "ask" where the gate cannot be
 sure. Never "allow". For an "ask" entry the test accepts ask or deny (deny is
@@ -83,7 +83,7 @@ S, O, B, D = "STRICT", "OPEN", "BUILTIN", "DEFAULT"  # noqa: E741 (short names k
 
 CWD = "/home/user/project"
 
-# The classes of ../shared/design/threats.md, in order (12-15 were found on gatekeep itself).
+# The classes of bypass a command gate must withstand, in order (12-15 were found on gatekeep itself).
 CLASSES = {
     "separators": "1. separators and compounds",
     "substitution": "2. substitution and expansion",
@@ -1237,6 +1237,18 @@ _add(c, O, "gdb -batch -ex 'shell id' ./prog", "ask")
 _add(c, O, "let x=y", "ask")  # arithmetic evaluates what y holds
 _add(c, O, "declare -n r=x", "ask")
 _add(c, O, "strace -o '|id' ls", "ask")
+# builtins that evaluate a number (zsh) or a variable's name (both) taken from an argument
+_add(c, D, "for x in 'path[$(rm -rf ~)]'; do printf %d \"$x\"; done", "ask")
+_add(c, D, "for x in 'path[$(id)]'; do printf %d \"$x\"; done", "ask")
+_add(c, D, "printf '%*s' \"$w\" x", "ask")
+_add(c, O, "test -v \"$x\"", "ask")
+_add(c, O, "[ -t \"$fd\" ]", "ask")
+_add(c, O, "read \"$x\" <<< 1", "ask")
+_add(c, O, "unset \"$x\"", "ask")
+_add(c, O, "export \"$x\"=1", "ask")
+_add(c, O, "shift \"$n\"", "ask")
+_add(c, O, "OPTIND=$x", "ask")
+_add(c, O, "mapfile -C id -c 1 lines < notes.md", "ask")
 
 # ---------------------------------------------------------------------------
 # Benign lines: must stay allowed
@@ -1260,6 +1272,10 @@ _ok(O, "rsync -av src/ backup/")
 _ok(O, "ssh -p 2222 host uptime")
 _ok(O, "git -c color.ui=always log")
 _ok(O, "sudo ls -s")
+_ok(S, "printf '%s\\n' \"$HOME\"")
+_ok(D, "printf '%d items\\n' 42")
+_ok(O, "read -r line < notes.md")
+_ok(O, "test -f notes.md && echo yes")
 _ok(S, "grep -F 'rm -rf' notes.md")
 _ok(S, "echo '$(rm x)'")
 _ok(S, 'echo "\\$(rm -rf build)"')

@@ -40,6 +40,7 @@ rules:
   deny: ["rm *", "touch *"]
 """
 BROAD = ATTACKER.replace('"cd *"]', '"cd *", "*"]')
+DEFAULT = "default: ask\ntimeout: 30\n"  # no configuration: the built-in policy alone
 
 B, Z = ("bash",), ("zsh",)
 BOTH = ("bash", "zsh")
@@ -60,6 +61,13 @@ ATTACKS = [
     (Z, "for x in 'a[$(touch p)]'; do echo $a[x]; done", ATTACKER),
     (BOTH, "for x in 'a[$(touch p)]'; do echo $((x)); done", ATTACKER),
     (BOTH, "x='a[$(touch p)]'; echo $[x]", ATTACKER),
+    # builtins that evaluate a number or a name from an argument (zsh's `path` always exists)
+    (BOTH, "for x in 'path[$(touch p)]'; do printf %d \"$x\"; done", DEFAULT),
+    (BOTH, "for x in 'path[$(touch p)]'; do test -v \"$x\"; done", DEFAULT),
+    (BOTH, "for x in 'path[$(touch p)]'; do read \"$x\" <<< 1; done", BROAD),
+    (BOTH, "for x in 'path[$(touch p)]'; do unset \"$x\"; done", BROAD),
+    (Z, "for x in 'path[$(touch p)]'; do shift \"$x\"; done", BROAD),
+    (BOTH, "x='path[$(touch p)]'; OPTIND=x", BROAD),
     # aliases, hash entries and functions defined inside a word, used by the next line
     (B, "echo ${BASH_ALIASES[ls]:=touch p}", ATTACKER),
     (Z, "echo ${aliases[ls]::=touch p}", ATTACKER),
@@ -94,11 +102,11 @@ ATTACKS = [
 def attacker(tmp_path):
     shells: list[Shell] = []
 
-    def start(shell: str, policy: str) -> Shell:
+    def start(shell: str, policy: str, **rc) -> Shell:
         write(get_paths().user_policy, policy)
         home = tmp_path / f"home-{shell}-{len(shells)}"
         # the user is named like the home directory, as in /home/NAME: `~/../$USER` is home again
-        sh = Shell(shell, home, hook_text(shell), env={"USER": home.name, "LOGNAME": home.name})
+        sh = Shell(shell, home, hook_text(shell), env={"USER": home.name, "LOGNAME": home.name}, **rc)
         shells.append(sh)
         (sh.work / "f").write_text("hello\n")
         _git_repo(sh.work)
@@ -169,18 +177,28 @@ def test_zsh_a_function_standing_in_for_gatekeeps_interpreter_blocks_every_line(
     assert "stands in for gatekeep" in out and not sh.exists("q")
 
 
-# Keys that would expand the line being typed, and so run its $( ), before it is accepted.
-KEYS = [
-    ("bash", "\x1b\x05", "M-C-e (shell-expand-line)"),
-    ("zsh", "\t", "Tab"),
-    ("zsh", "\x18*", "C-x * (expand-word)"),
-    ("zsh", "\x18g", "C-x g (list-expand)"),
+# Keys that would expand the line being typed, and so run its $( ), before it is accepted; in zsh
+# also with compsys loaded before or after the hook, and with its _expand completer.
+COMPINIT = "autoload -Uz compinit && compinit -u\nzstyle ':completion:*' completer _expand _complete\n"
+ZSH_SETUPS = {"plain": {}, "compinit first": {"before_hook": COMPINIT}, "compinit last": {"extra_rc": COMPINIT}}
+KEYS = [("bash", "\x1b\x05", "M-C-e (shell-expand-line)", "plain")] + [
+    ("zsh", keys, name, setup)
+    for keys, name in [
+        ("\t", "Tab"),
+        ("\x18*", "C-x * (expand-word)"),
+        ("\x18g", "C-x g (list-expand)"),
+        ("\x18e", "C-x e (_expand_word)"),
+        ("\x18d", "C-x d (_list_expansions)"),
+        ("\x18m", "C-x m (_most_recent_file)"),
+    ]
+    for setup in ZSH_SETUPS
+    if setup != "plain" or "(_" not in name  # compsys's widgets exist only once compinit ran
 ]
 
 
-@pytest.mark.parametrize("shell,keys,name", KEYS)
-def test_editing_keys_do_not_run_a_substitution_before_the_line_is_vetted(attacker, shell, keys, name):
-    sh = attacker(shell, ATTACKER)
+@pytest.mark.parametrize("shell,keys,name,setup", KEYS)
+def test_editing_keys_do_not_run_a_substitution_before_the_line_is_vetted(attacker, shell, keys, name, setup):
+    sh = attacker(shell, ATTACKER, **ZSH_SETUPS.get(setup, {}))
     sh.child.send("echo $(touch p)")
     sh.child.send(keys)
     sh.child.sendline("")  # accept the line: now it is vetted, and touch is denied
@@ -188,8 +206,9 @@ def test_editing_keys_do_not_run_a_substitution_before_the_line_is_vetted(attack
     assert not sh.exists("p")
 
 
-def test_zsh_completion_still_works_with_the_guard(attacker):
-    sh = attacker("zsh", ATTACKER)
+@pytest.mark.parametrize("setup", sorted(ZSH_SETUPS))
+def test_zsh_completion_still_works_with_the_guard(attacker, setup):
+    sh = attacker("zsh", ATTACKER, **ZSH_SETUPS[setup])
     (sh.work / "unique-name.txt").write_text("")
     sh.child.send("cat uniq\t")
     sh.child.expect("unique-name.txt", timeout=10)
