@@ -11,7 +11,7 @@ which forms run code:
     code-options = ["-E", "--eval"]        # these run code given on the command line
     program-options = ["-f", "--file"]     # these name a program file: `-`, /dev/stdin,
                                            # /dev/fd/N or a <( ) there is code from a pipe
-    checks = ["make-assignments"]          # tool-specific readers, below (CHECKS)
+    checks = ["make-assignments"]          # tool-specific readers (checks.py)
 
     [python]
     aliases = ["python3", "pypy3"]         # other names (versioned ones, python3.12, too)
@@ -41,13 +41,13 @@ read-only set alike (decide.py asks unless a rule names the form itself).
 
 from __future__ import annotations
 
+import marshal
 import os
 import posixpath
 
 from gatekeep import resources
 from gatekeep.lazyre import lazy
 from gatekeep.options import Parsed, Spec, parse
-from gatekeep.shellwords import INTEGER_VARIABLES
 
 # The keys a tool's table may have; any other key holding a table is a subcommand.
 LIST_KEYS = (
@@ -77,7 +77,11 @@ _FD_PATH = lazy(r"/(dev|proc/[^/]+)/fd/[0-9]+")
 
 
 class Knowledge:
-    """The compiled tools/*.toml: tables by tool name, with aliases resolved."""
+    """The compiled tools/*.toml: tables by tool name, with aliases resolved.
+
+    From the cache each table comes packed (marshal bytes) and is unpacked when a line
+    first names its tool: a check unpacks one or two tables, not sixty.
+    """
 
     def __init__(self, tables: dict, aliases: dict) -> None:
         self.tables = tables
@@ -87,14 +91,16 @@ class Knowledge:
         """The tool's name and table for a command word (`/usr/bin/python3.12` -> python), or None."""
         tool = word.rsplit("/", 1)[-1]
         name = self.aliases.get(tool, tool)
-        if name in self.tables:
-            return name, self.tables[name]
-        versioned = _VERSIONED.fullmatch(tool) if tool[-1:].isdigit() else None
-        if versioned:
-            family = self.aliases.get(versioned["family"], versioned["family"])
-            if family in self.tables:
-                return family, self.tables[family]
-        return None
+        if name not in self.tables and tool[-1:].isdigit():
+            versioned = _VERSIONED.fullmatch(tool)
+            if versioned:
+                name = self.aliases.get(versioned["family"], versioned["family"])
+        table = self.tables.get(name)
+        if table is None:
+            return None
+        if type(table) is bytes:
+            table = self.tables[name] = marshal.loads(table)
+        return name, table
 
 
 _knowledge: Knowledge | None = None
@@ -110,13 +116,19 @@ def load_knowledge() -> Knowledge:
         directory = resources.data_dir("tools")
         names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))
         sources = tuple((name, _read(os.path.join(directory, name))) for name in names)
-        _knowledge = Knowledge(*cached(get_paths().cache_dir, "tools-1", sources, lambda: compile_tools(sources)))
+        tables, aliases = cached(get_paths().cache_dir, "tools-2", sources, lambda: _packed(compile_tools(sources)))
+        _knowledge = Knowledge(dict(tables), aliases)
     return _knowledge
 
 
 def _read(path: str) -> str:
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+def _packed(compiled: tuple[dict, dict]) -> tuple[dict, dict]:
+    tables, aliases = compiled
+    return {name: marshal.dumps(table) for name, table in tables.items()}, aliases
 
 
 def compile_tools(sources) -> tuple[dict, dict]:
@@ -164,6 +176,8 @@ def _compile_table(table: dict, where: str) -> dict:
             compiled[key] = value
         else:
             raise ValueError(f"{where}: unknown key {key!r}")
+    from gatekeep.checks import CHECKS
+
     unknown = set(compiled.get("checks", ())) - set(CHECKS)
     if unknown:
         raise ValueError(f"{where}: no check named {', '.join(sorted(unknown))}")
@@ -235,12 +249,15 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
     for option in table.get("config-options", ()):
         for setting in parsed.values(option):
             key = setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
-            if _code_key(key, keys):
+            if code_key(key, keys):
                 return f"{shown} runs what {option} {key} names"
-    for check in table.get("checks", ()):
-        why = CHECKS[check](parsed, shown, root, args)
-        if why:
-            return why
+    if "checks" in table:
+        from gatekeep.checks import CHECKS  # only for the tools that have one
+
+        for check in table["checks"]:
+            why = CHECKS[check](parsed, shown, root, args)
+            if why:
+                return why
     return None
 
 
@@ -255,261 +272,11 @@ def from_a_pipe(value: str) -> bool:
 def git_code_key(key: str) -> bool:
     """Whether git runs what the config key `key` names (`alias.x`, `core.pager`): tools/vcs.toml."""
     found = load_knowledge().table("git")
-    return found is not None and _code_key(key, found[1].get("code-keys", ()))
+    return found is not None and code_key(key, found[1].get("code-keys", ()))
 
 
-def _code_key(key: str, patterns) -> bool:
+def code_key(key: str, patterns) -> bool:
     import fnmatch  # only when a config option is given: fnmatch imports re
 
     key = key.lower()
     return any(fnmatch.fnmatchcase(key, pattern.lower()) for pattern in patterns)
-
-
-# ---------------------------------------------------------------------------
-# Checks: readers for what a table cannot say, named by the data's `checks`.
-# Each gets the parsed arguments, the command as shown, the tool's root table and the raw arguments.
-# ---------------------------------------------------------------------------
-
-# sed's `e` command, or the `e` flag of an `s` command
-_SED_EXECUTE = lazy(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
-_AWK_CODE = lazy(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
-
-
-def _sed_script(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    scripts = parsed.values("-e", "--expression")
-    if not scripts and not parsed.has("-f", "--file"):
-        scripts = parsed.operands[:1]
-    if any(_SED_EXECUTE.search(script) for script in scripts):
-        return f"{shown} runs a shell command from its script (e)"
-    return None
-
-
-def _awk_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    programs = parsed.values("-e", "--source")
-    if not programs and not parsed.has("-f", "--file", "-E", "--exec"):
-        programs = parsed.operands[:1]
-    if any(_AWK_CODE.search(program) for program in programs):
-        return f"{shown} runs commands from its program"
-    return None
-
-
-def _dc_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    if any("!" in program for program in parsed.values("-e", "--expression")):
-        return f"{shown} runs a shell command from its program (!)"
-    return None
-
-
-def _less_commands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`less +!cmd`, `less '+|cmd'`: a start-up command that runs a shell command."""
-    if any(w.startswith("+") and ("!" in w or "|" in w) for w in parsed.operands):
-        return f"{shown} runs a shell command from a + start-up command"
-    return None
-
-
-def _vim_commands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    commands = parsed.values("-c", "--cmd") + [w[1:] for w in parsed.operands if w.startswith("+")]
-    if any("!" in c or "system(" in c for c in commands):
-        return f"{shown} runs a shell command given with -c or +"
-    return None
-
-
-def _tar_old_style(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`tar cIf 'cmd' x.tar`: tar's first word without a dash is a cluster of option letters."""
-    first = parsed.operands[:1]
-    if first and first[0].isalpha() and set(first[0]) & {"I", "F"}:
-        return f"{shown} runs the program its old-style option I or F names"
-    return None
-
-
-# make variables whose value make runs as a command or shell; and `VAR != cmd`, `$(shell …)`
-_MAKE_RUNNERS = frozenset({"SHELL", ".SHELLFLAGS", "MAKESHELL", "MAKEFLAGS", "MFLAGS", "MAKEFILES"})
-_MAKE_ASSIGNMENT = lazy(r"(?s)(?P<name>[^\s=:!?+]+)\s*(?P<op>:::=|::?=|\?=|\+=|!=|=)(?P<value>.*)")
-
-
-def _make_assignments(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`make 'X:=$(shell cmd)'`, `make 'X!=cmd'`, `make SHELL=…`: a command-line variable that runs a command."""
-    for word in parsed.operands:
-        m = _MAKE_ASSIGNMENT.fullmatch(word) if "=" in word else None
-        if m and (m["op"] == "!=" or m["name"] in _MAKE_RUNNERS or "$" in m["value"] or "`" in m["value"]):
-            return f"{shown} sets the variable {m['name']}, which runs a command"
-    return None
-
-
-def _output_pipe(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`strace -o '|cmd'`: output piped to a command."""
-    if any(v.startswith(("|", "!")) for v in parsed.values("-o", "--output")):
-        return f"{shown} pipes its output to a command (-o |…)"
-    return None
-
-
-def _crontab_install(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    if parsed.operands or parsed.has("-e"):
-        return f"{shown} installs jobs that cron will run"
-    return None
-
-
-_CONFIG_READS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l",
-                 "--list", "--unset", "--unset-all", "--remove-section", "--rename-section", "-e", "--edit")
-
-
-def _config_set(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`git config alias.x '!cmd'`, `git config set core.pager cmd`: a key that runs a command
-    (`git config --get core.pager` and `git config get core.pager` only read it)."""
-    operands = parsed.operands
-    if operands[:1] == ["set"]:
-        operands = operands[1:]
-    elif operands[:1] in (["get"], ["list"], ["unset"], ["edit"], ["rename-section"], ["remove-section"]):
-        return None
-    if len(operands) < 2 or any(option.startswith(_CONFIG_READS) for option, _ in parsed.options):
-        return None
-    if _code_key(operands[0], root.get("code-keys", ())):
-        return f"{shown} sets {operands[0]}, which runs a command"
-    return None
-
-
-def _shell_without_hook(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """An interactive shell that skips its start-up files, where gatekeep's hook lives."""
-    words = list(parsed.operands)
-    late_options = []
-    while words and words[0][:1] in ("+", "-") and words[0] != "-":  # `+x`, `+o NAME`, options after them
-        late_options.append(words[0])
-        words = words[2:] if words[0] in ("+o", "+O", "-o", "-O", "--rcfile", "--init-file") else words[1:]
-    if words or parsed.has("-c") or "-c" in late_options:
-        return None  # runs a script or a file, not an interactive shell
-    tool = shown.split(" ", 1)[0]
-    if tool not in ("bash", "zsh"):
-        return f"{shown} starts an interactive shell gatekeep has no hook for"
-    skips = {"--norc", "--noprofile", "--posix", "-f", "--no-rcs", "--no-globalrcs", "--rcfile", "--init-file", "-r"}
-    if parsed.has(*skips) or skips & set(late_options):
-        return f"{shown} starts an interactive shell without its start-up files, so without gatekeep's hook"
-    return None
-
-
-def _root_shell(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`sudo -s`, `sudo -i`, `doas -s`: a shell as root, whose start-up files do not load gatekeep's hook."""
-    if parsed.has("-s", "-i", "--shell", "--login"):
-        return f"{shown} starts a shell as root or another user, without gatekeep's hook"
-    return None
-
-
-def _su_shell(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    if parsed.has("-c", "--command"):
-        return None
-    return f"{shown} starts a shell as another user, whose start-up files may not load gatekeep's hook"
-
-
-# Shell builtins that read a number or a variable's name from an argument. zsh evaluates the
-# numbers as arithmetic (`printf %d`, `shift`, `exit`, `test -t`...), and both shells evaluate
-# the subscript of a name (`read "$x"`, `unset "$x"`, `test -v "$x"`), so an argument that is not
-# a literal number, or a plain name, runs whatever command a variable's value holds in a subscript.
-_NUMBER = lazy(r"[+-]?[0-9]+")
-_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?")
-_NUMERIC_CONVERSIONS = frozenset("diouxXeEfFgGaAc")
-_PRINTF_CONVERSION = lazy(r"%[-+ #0'I]*(\*|[0-9]*)(\.(\*|[0-9]*))?[hlLqjzt]*(.)")
-
-
-def _arithmetic(word: str) -> bool:
-    """Whether bash or zsh could evaluate something other than a literal number in `word`."""
-    return not _NUMBER.fullmatch(word)
-
-
-def _number_operand(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`shift N`, `exit N`, `return N`, `break N`, `repeat N CMD`: N must be a literal number."""
-    for option, value in parsed.options:
-        if value is not None and _arithmetic(value):
-            return f"{shown} evaluates {value} as arithmetic (zsh), which can run a command a variable holds"
-    if parsed.operands and _arithmetic(parsed.operands[0]):
-        return f"{shown} evaluates {parsed.operands[0]} as arithmetic (zsh), which can run a command a variable holds"
-    return None
-
-
-def _name_operands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`read NAME`, `unset NAME`, `export NAME=v`, `getopts SPEC NAME`, `read -t N`: a name (the
-    table's name-options' values, and its operands if name-operands) must be plain, a number (its
-    number-options' values) literal, and a value assigned to an integer variable too."""
-    table = _table_of(root, shown)
-    numbers = [v for o, v in parsed.options if v is not None and o in table.get("number-options", ())]
-    names = [v for o, v in parsed.options if v is not None and o in table.get("name-options", ())]
-    operands = parsed.operands if table.get("name-operands") else []
-    if shown.split(" ", 1)[0] == "getopts":
-        operands = parsed.operands[1:2]
-    for word in operands:
-        name, equals, value = word.partition("=")
-        names.append(name.removesuffix("+"))
-        if equals and name.removesuffix("+") in INTEGER_VARIABLES and _arithmetic(value):
-            return f"{shown} assigns {name} as arithmetic, which can run a command a variable holds"
-    for number in numbers:
-        if not _arithmetic(number):
-            continue
-        if number[:1].isalpha() or number[:1] in "_$'\"":
-            names.append(number)  # zsh: a word that is no number is taken as the variable's name
-        else:
-            return f"{shown} evaluates {number} as arithmetic (zsh), which can run a command a variable holds"
-    for name in names:
-        if not _NAME.fullmatch(name):
-            return f"{shown} takes {name} as a variable's name, and evaluates a subscript in it"
-    for option, value in parsed.options:  # a name in one shell, text in the other: it must not be computed
-        if value is not None and option in table.get("maybe-name-options", ()) and ("$" in value or "`" in value):
-            return f"{shown} may take {value} as a variable's name (zsh), and evaluate a subscript in it"
-    return None
-
-
-def _table_of(root: dict, shown: str) -> dict:
-    """The (sub)table a check runs for: the root, or the subcommand `shown` names after the tool."""
-    table = root
-    for word in shown.split(" ")[1:]:
-        table = table["sub"].get(word, table)
-    return table
-
-
-def _test_operands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """`test -t FD` (zsh: arithmetic) and `test -v NAME` (a subscript in NAME is evaluated)."""
-    for flag, operand in zip(args, args[1:]):
-        if flag == "-t" and _arithmetic(operand):
-            return f"{shown} evaluates {operand} as arithmetic (zsh), which can run a command a variable holds"
-        if flag == "-v" and not _NAME.fullmatch(operand):
-            return f"{shown} takes {operand} as a variable's name, and evaluates a subscript in it"
-    return None
-
-
-def _printf_arithmetic(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    """zsh's printf and print -f evaluate the argument of every numeric conversion (%d, %x, %f...,
-    and a * width or precision) as arithmetic: each such argument must be a literal number."""
-    names = parsed.values("-v")
-    if any(not _NAME.fullmatch(name) for name in names):
-        return f"{shown} takes {names[0]} as a variable's name, and evaluates a subscript in it"
-    formats = parsed.values("-f") or parsed.operands[:1]
-    arguments = parsed.operands if parsed.values("-f") else parsed.operands[1:]
-    if not formats or not arguments:
-        return None
-    kinds = []
-    for m in _PRINTF_CONVERSION.finditer(formats[0].replace("%%", "")):
-        kinds += ["number"] * ((m[1] == "*") + (m[3] == "*"))
-        kinds.append("number" if m[4] in _NUMERIC_CONVERSIONS else "text")
-    if "$" in formats[0] or "`" in formats[0]:
-        kinds = ["number"]  # a format computed at run time: any argument may be a number
-    for i, argument in enumerate(arguments):
-        if kinds and kinds[i % len(kinds)] == "number" and _arithmetic(argument):
-            return f"{shown} evaluates {argument} as arithmetic (zsh), which can run a command a variable holds"
-    return None
-
-
-CHECKS = {
-    "number-operand": _number_operand,
-    "name-operands": _name_operands,
-    "test-operands": _test_operands,
-    "printf-arithmetic": _printf_arithmetic,
-    "sed-script": _sed_script,
-    "awk-program": _awk_program,
-    "dc-program": _dc_program,
-    "less-commands": _less_commands,
-    "vim-commands": _vim_commands,
-    "tar-old-style": _tar_old_style,
-    "make-assignments": _make_assignments,
-    "output-pipe": _output_pipe,
-    "crontab-install": _crontab_install,
-    "config-set": _config_set,
-    "shell-without-hook": _shell_without_hook,
-    "root-shell": _root_shell,
-    "su-shell": _su_shell,
-}

@@ -14,7 +14,8 @@ import pytest
 
 from gatekeep import resources
 from gatekeep.gate import evaluate, read_line
-from gatekeep.knowledge import CHECKS, compile_tools, load_knowledge
+from gatekeep.checks import CHECKS
+from gatekeep.knowledge import compile_tools, load_knowledge
 from gatekeep.options import Spec, parse
 from tests.conftest import policy_from
 
