@@ -30,6 +30,10 @@ which forms run code:
     [git.bisect.run]
     runs = "runs the command it is given at each step"   # this form always runs code
 
+A form's command is also read as a script of its own when the data says where it
+is: `script-options` (`rsync -e CMD`, `git rebase -x CMD`) or `script-operands`
+(`git bisect run CMD ARGS`), so that deny rules see the command inside too.
+
 Every table lists `examples`, lines that start `runs: ` or `safe: `;
 tests/test_knowledge.py checks each, so adding a tool is a data change with
 its own test.
@@ -66,8 +70,9 @@ LIST_KEYS = (
     "name-options",
     "number-options",
     "maybe-name-options",
+    "script-options",
 )
-BOOL_KEYS = ("program-operand", "stdin-program", "name-operands")
+BOOL_KEYS = ("program-operand", "stdin-program", "name-operands", "script-operands")
 EXAMPLES = "examples"  # checked by the tests, not compiled
 TEXT_KEYS = ("runs",)
 
@@ -259,6 +264,29 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
             if why:
                 return why
     return None
+
+
+def scripts_in(argv: list[str]) -> list[str]:
+    """The shell commands a form carries for the tool to run (`rsync -e 'ssh -p 2'`, `git bisect
+    run make test`, tar's `--checkpoint-action=exec=CMD`), to be read as scripts of their own."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    _, table = found
+    args = argv[1:]
+    scripts: list[str] = []
+    while True:
+        parsed = parse(args, spec_of(table))
+        options = table.get("script-options", ())
+        scripts += [value.removeprefix("exec=") for option, value in parsed.options if option in options and value]
+        if table.get("script-operands") and parsed.operands:
+            import shlex  # here: shlex imports re, which typical lines never need
+
+            scripts.append(shlex.join(parsed.operands))
+        sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
+        if sub is None:
+            return scripts
+        table, args = sub, args[parsed.first_operand + 1 :]
 
 
 def from_a_pipe(value: str) -> bool:

@@ -20,6 +20,7 @@ import os
 import posixpath
 
 from gatekeep.arity import load_table
+from gatekeep.knowledge import scripts_in
 from gatekeep.lazyre import lazy
 from gatekeep.parse import SimpleCommand
 from gatekeep.records import record
@@ -90,6 +91,11 @@ def normalize(command: SimpleCommand) -> Normalized:
     if reentry is None:
         reentry, why_not_script = stdin_script(inner_words, command.redirects)
         from_stdin = reentry is not None
+    if reentry is None and inner:  # `rsync -e 'rm -rf ~'`, `git bisect run CMD`: deny rules see CMD too
+        carried = scripts_in(inner)
+        if carried:
+            reentry = "; ".join(carried)
+            why_not_script = ("it runs a command computed at run time",) if any(c in reentry for c in "$`") else ()
     # a shell or wrapper with nothing known inside, or an option where a command should be
     bare = not inner or basename(inner[0]) in BARE or inner[0].startswith("-")
     name = (inner or argv)[0] if bare else load_table().name(inner)

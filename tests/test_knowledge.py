@@ -150,3 +150,31 @@ def test_a_program_operand_ends_the_tools_own_options():
     assert parse(["-u", "script.py", "-c", "x"], spec).operands == ["script.py", "-c", "x"]
     assert parse(["-c", "code", "-x"], spec).options == [("-c", "code")]
     assert parse(["-uc", "code", "-x"], spec).operands == ["-x"]
+
+
+DENY_RM = "default: allow\nrules:\n  allow: ['*']\n  deny: ['rm *']\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "rsync -e 'rm -rf ~' a b:c",
+        "git rebase -x 'rm -rf build' main",
+        "git bisect run rm -rf build",
+        "git submodule foreach rm -rf build",
+        "tar --checkpoint-action=exec='rm -rf build' -cf x.tar .",
+        "split --filter='rm -rf build' notes.md",
+        "man -P 'rm -rf build' ls",
+        "fd -e tmp -x rm",
+        "npx -c 'rm -rf build'",
+        "go test -exec rm ./...",
+    ],
+)
+def test_deny_rules_see_the_command_a_code_running_form_carries(line):
+    assert evaluate(line, policy_from(DENY_RM)).decision == "deny"
+
+
+def test_a_carried_command_computed_at_run_time_is_never_allowed_even_by_a_rule_naming_the_form():
+    policy = policy_from("rules:\n  allow: ['rsync -e *', 'ssh *']\n")
+    assert evaluate("rsync -e ssh a b:c", policy).decision == "allow"
+    assert evaluate('rsync -e "$RSH" a b:c', policy).decision == "ask"
