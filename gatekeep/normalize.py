@@ -133,14 +133,17 @@ _READ_VALUE_OPTIONS = frozenset({"-d", "-i", "-n", "-N", "-p", "-t", "-u"})
 def _xargs_script(options: list[str], inner: list[str]) -> str:
     """The command xargs runs, with its input as the unknown `$XARGS_INPUT`: appended, or in
     place of the -I/-i/--replace string (`xargs -I{} sh -c '{}'` runs its input as a script)."""
+    from gatekeep.knowledge import load_knowledge, spec_of
+    from gatekeep.options import parse
+
+    # read as xargs reads them: `-rIX`, `--repl=X` and `-i` (which means `{}`) all set it
+    parsed = parse(options, spec_of(load_knowledge().table("xargs")[1]))
     replace = None
-    for i, option in enumerate(options):
-        if option in ("-I", "--replace") and i + 1 < len(options):
-            replace = options[i + 1]
-        elif option.startswith("-I") and len(option) > 2:
-            replace = option[2:]
-        elif option in ("-i", "--replace") or option.startswith(("-i", "--replace=")):
-            replace = option.split("=", 1)[1] if "=" in option else (option[2:] or "{}")
+    for option, value in parsed.options:
+        if option == "-I" and value:
+            replace = value
+        elif option in ("-i", "--replace"):
+            replace = value or "{}"
     if not replace:
         import shlex  # here: shlex imports re, which typical lines never need
 

@@ -357,7 +357,9 @@ class _Walker:
                 text = "\n".join(part.lstrip("\t") for part in text.split("\n"))
             delimiter = self.line[slice(*target.pos)]
             quoted = any(q in delimiter for q in "'\"\\")
-            return Redirect(node.type, unquote(delimiter).value, body=text, unsafe=None if quoted else text_risk(text))
+            word = unquote(delimiter)  # `<<$"EOF"` ends at EOF in bash, at $EOF in zsh and dash
+            unsafe = word.unsafe or (None if quoted else text_risk(text))
+            return Redirect(node.type, word.value, body=text, unsafe=unsafe)
         if isinstance(target, int):
             self.cover(*node.pos)
             return Redirect(node.type, str(target))

@@ -15,6 +15,11 @@ from gatekeep.shellwords import Word, expansion_end
 from gatekeep.wrappers import basename
 
 SHELLS = frozenset("sh bash zsh dash ksh mksh ash".split())
+# Shells that may not be bash (sh is dash on Debian and Ubuntu), and the bash syntax they read
+# as something else: `&>` is `&` then `>`, `$'…'` and `$"…"` are `$` and a string, `<<<` a heredoc.
+# A script of theirs holding one is read for deny rules, but never allowed.
+POSIX_SHELLS = frozenset("sh dash ash ksh mksh yash posh".split())
+BASH_ONLY = ("&>", "|&", "$'", '$"', "<<<", "<(", ">(")
 TRANSPARENT = SHELLS | {"eval", "xargs"}
 
 
@@ -50,6 +55,12 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         if not has_c:
             return None, ()  # `bash script.sh` runs a file gatekeep cannot see; no script to read here
         script = list(words[start : start + 1])
+        if script and _reads_startup_files(words):
+            text, _ = _script_text(tool, script)
+            return text, (f"{tool} also runs the start-up file --rcfile names besides its script",)
+        if script and tool in POSIX_SHELLS and any(token in script[0].value for token in BASH_ONLY):
+            text, _ = _script_text(tool, script)
+            return text, (f"{tool} (dash on many systems) reads this script differently from bash",)
     else:
         return None, ()
     if not script:
@@ -119,8 +130,9 @@ def _tmux_command(words) -> tuple[str | None, tuple[str, ...]]:
 def _shell_options(words) -> tuple[int, bool]:
     """Where a shell's options end (`--` skipped), and whether -c is among them.
 
-    `-o NAME`, `+o NAME`, `-O NAME`, `+O NAME` and a cluster ending in o/O
-    (`-eo pipefail`) take the next word; `--rcfile FILE` and `--init-file FILE` too.
+    `-o NAME`, `+o NAME`, `-O NAME`, `+O NAME` take the next word, and a cluster takes
+    one for each o or O in it (`-eo pipefail`, `-oc pipefail SCRIPT`); `--rcfile FILE`
+    and `--init-file FILE` take theirs too.
     """
     i, has_c = 1, False
     while i < len(words):
@@ -133,10 +145,20 @@ def _shell_options(words) -> tuple[int, bool]:
             i += 1
         elif value[:1] in ("-", "+") and len(value) > 1:
             has_c = has_c or (value[0] == "-" and "c" in value[1:])
-            i += 2 if value[-1] in "oO" else 1
+            i += 1 + value.count("o") + value.count("O")
         else:
             break
     return i, has_c
+
+
+# Shell options that name a start-up file to run besides the script: `bash --rcfile FILE -ic`.
+# The script is still read, but it is not all that runs. (`-i` and `-l` read the user's own
+# start-up files, which a line cannot write without being denied.)
+_STARTUP_OPTIONS = frozenset({"--rcfile", "--init-file"})
+
+
+def _reads_startup_files(words) -> bool:
+    return any(word.value in _STARTUP_OPTIONS or word.value.startswith(("--rcfile=", "--init-file=")) for word in words[1:])
 
 
 # Builtins that evaluate an array subscript or arithmetic given as a string, and so run

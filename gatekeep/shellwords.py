@@ -99,6 +99,8 @@ def unquote(src: str) -> Word:
             value, i = _ansi_c(src, i + 2)
             out.append(value)
         elif c == '"' or src.startswith('$"', i):
+            if c == "$":
+                unsafe = unsafe or '`$"…"` is a translated string to bash, but `$` and a string to zsh and dash'
             value, i, dyn, risk = _double_quoted(src, i + (2 if c == "$" else 1))
             out.append(value)
             dynamic |= dyn

@@ -126,7 +126,8 @@ def test_names_and_suggestions(line, name, suggestion):
     ],
 )
 def test_unquote(src, value, dynamic):
-    assert unquote(src) == (unquote(src).__class__(value, dynamic))
+    word = unquote(src)
+    assert (word.value, word.dynamic) == (value, dynamic)
 
 
 VARIABLE_FORMS = [

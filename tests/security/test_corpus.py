@@ -1250,6 +1250,17 @@ _add(c, O, "shift \"$n\"", "ask")
 _add(c, O, "OPTIND=$x", "ask")
 _add(c, O, "mapfile -C id -c 1 lines < notes.md", "ask")
 
+# Found by an attacker's review of this gate (each ran a denied command with no question):
+c = "reentry"
+_add(c, D, "printf 'rm -rf ~' | xargs -rIecho sh -c echo", "ask")  # the replace string in a cluster
+_add(c, D, "printf 'rm -rf ~' | xargs --repl=echo sh -c echo", "ask")  # ... or abbreviated
+_add(c, O, "sh -c 'echo x &>/dev/null rm -rf build'", "ask")  # dash: `echo x &` then `>/dev/null rm …`
+_add(c, O, "sh -c $'cat <<$\"EOF\"\\n$EOF\\nid\\nEOF'", "ask")  # dash and zsh end that heredoc at $EOF
+_add(c, O, "cat <<$\"EOF\"\n$EOF\nid\nEOF", "ask")
+_add(c, O, "echo id | bash --rcfile /dev/stdin -ic echo", "ask")  # the rcfile runs too
+_add(c, O, "bash --rcfile ./x.sh -ic true", "ask")
+_add(c, S, "bash -oc pipefail 'rm -rf build'", "deny")  # -o in a cluster takes the next word
+
 # ---------------------------------------------------------------------------
 # Benign lines: must stay allowed
 # ---------------------------------------------------------------------------
