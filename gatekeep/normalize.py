@@ -74,7 +74,7 @@ def normalize(command: SimpleCommand) -> Normalized:
         forms = [words] + [(a,) for a in words] if len(words) > 1 else [words]
         return Normalized(command, " ".join(words), tuple(forms), words, command.problems)
     inner, forms, chain = unwrap_all(argv)
-    forms = forms + _variable_forms(inner)
+    forms = forms + _element_forms(_variable_forms(inner))
     forms += [f for f in _variant_forms(forms) if f not in forms]
     if not inner or argv[len(argv) - len(inner) :] == inner:
         inner_words = command.words[len(argv) - len(inner) :] if inner else ()
@@ -191,6 +191,19 @@ def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
     elif tool == "getopts" and len(argv) > 2:
         names.append(argv[2])
     return [(f"{name}=",) for name in names]
+
+
+def _element_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """An array element set by a builtin is also its array: `printf -v 'PS0[0]'` sets PS0, which
+    bash reads as its element 0, so rules about `PS0=` see it too."""
+    found = list(forms)
+    for (word,) in forms:
+        name, bracket, rest = word.partition("[")
+        if bracket and "]=" in rest:
+            base = (f"{name}={rest.split(']=', 1)[1]}",)
+            if base not in found:
+                found.append(base)
+    return found
 
 
 _GIT_VALUE_OPTIONS = frozenset(

@@ -1260,6 +1260,14 @@ _add(c, O, "cat <<$\"EOF\"\n$EOF\nid\nEOF", "ask")
 _add(c, O, "echo id | bash --rcfile /dev/stdin -ic echo", "ask")  # the rcfile runs too
 _add(c, O, "bash --rcfile ./x.sh -ic true", "ask")
 _add(c, S, "bash -oc pipefail 'rm -rf build'", "deny")  # -o in a cluster takes the next word
+c = "gate-names"
+_add(c, O, "printf -v 'PROMPT_COMMAND[0]' %s ''; printf -v 'PS0[0]' %s ''", "ask")  # an element is its array
+_add(c, O, "printf -v 'PS1[0]' %s '$(id)'", "ask")
+_add(c, O, "printf -v 'PATH[0]' %s .:/usr/bin", "ask")
+_add(c, O, "printf -v 'path[1]' %s .", "ask")  # zsh's array of PATH
+_add(c, O, "printf -v HOME %s .; git status", "ask")  # git then reads ./.gitconfig as the global config
+_add(c, O, "export GIT_CONFIG_GLOBAL=./x", "ask")
+_add(c, O, "export PAGER='sh -c id'", "ask")
 
 # ---------------------------------------------------------------------------
 # Benign lines: must stay allowed
