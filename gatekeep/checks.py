@@ -14,17 +14,18 @@ from gatekeep.shellwords import INTEGER_VARIABLES
 
 # ---------------------------------------------------------------------------
 
-# sed's `e` command, or the `e` flag of an `s` command
-_SED_EXECUTE = lazy(r"(?:^|[;}\n]|\d|\$)\s*e(?:\s|$)|(?:^|[;\s])s(.).*?\1.*?\1[gpiIm0-9w]*e")
-_AWK_CODE = lazy(r"system\s*\(|\|&?\s*getline|\|&|\|\s*\"|print[^;]*[>|]")
-
-
 def _sed_script(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
+    from gatekeep import sedscript
+
     scripts = parsed.values("-e", "--expression")
     if not scripts and not parsed.has("-f", "--file"):
         scripts = parsed.operands[:1]
-    if any(_SED_EXECUTE.search(script) for script in scripts):
-        return f"{shown} runs a shell command from its script (e)"
+    for script in scripts:
+        read = sedscript.read(script)
+        if read.unreadable:
+            return f"{shown} has a script gatekeep cannot read as sed, which could run a command (e)"
+        if read.runs:
+            return f"{shown} runs a shell command from its script (e)"
     return None
 
 
@@ -32,9 +33,68 @@ def _awk_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str
     programs = parsed.values("-e", "--source")
     if not programs and not parsed.has("-f", "--file", "-E", "--exec"):
         programs = parsed.operands[:1]
-    if any(_AWK_CODE.search(program) for program in programs):
-        return f"{shown} runs commands from its program"
+    for program in programs:
+        why = _awk_effect(program)
+        if why:
+            return f"{shown} {why}"
     return None
+
+
+def _awk_effect(program: str) -> str | None:
+    """What an awk program does besides reading: runs a command (`system()`, a pipe, `@load`), or
+    writes a file (`print > FILE`). Read with strings and regular expressions taken out."""
+    code = _awk_code_only(program)
+    if "system" in code.replace(" ", "").split("(")[0] or _AWK_RUNS.search(code):
+        return "runs commands from its program"
+    depth = 0
+    statement_prints = False
+    for i, c in enumerate(code):
+        if c in "(":
+            depth += 1
+        elif c == ")":
+            depth = max(depth - 1, 0)
+        elif c in ";{}\n":
+            statement_prints = False
+        elif c == "p" and code.startswith(("print", "printf"), i) and (i == 0 or not code[i - 1].isalnum()):
+            statement_prints = True
+        elif c == ">" and depth == 0 and statement_prints:
+            return "writes a file from its program (print >)"
+    return None
+
+
+_AWK_RUNS = lazy(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|@load\b")
+
+
+def _awk_code_only(program: str) -> str:
+    """The program with its string and regular-expression literals emptied."""
+    out: list[str] = []
+    i, n = 0, len(program)
+    previous = ""  # the last character that is not a blank: a `/` after an operand divides
+    while i < n:
+        c = program[i]
+        if c == '"':
+            j = i + 1
+            while j < n and program[j] != '"':
+                j += 2 if program[j] == "\\" else 1
+            out.append('""')
+            i, previous = j + 1, '"'
+            continue
+        if c == "/" and (not previous or previous in "(,=~!&|{};:?+-*%<>\n"):
+            j = i + 1
+            while j < n and program[j] != "/":
+                j += 2 if program[j] == "\\" else 1
+            out.append("//")
+            i, previous = j + 1, "/"
+            continue
+        if c == "#":  # a comment, to the end of the line
+            end = program.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        out.append(c)
+        if not c.isspace():
+            previous = c
+        i += 1
+    return "".join(out)
 
 
 def _dc_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
@@ -74,9 +134,13 @@ def _make_assignments(parsed: Parsed, shown: str, root: dict, args: list[str]) -
     """`make 'X:=$(shell cmd)'`, `make 'X!=cmd'`, `make SHELL=…`: a command-line variable that runs a command."""
     for word in parsed.operands:
         m = _MAKE_ASSIGNMENT.fullmatch(word) if "=" in word else None
-        if m and (m["op"] == "!=" or m["name"] in _MAKE_RUNNERS or "$" in m["value"] or "`" in m["value"]):
+        if m and (m["op"] == "!=" or m["name"] in _MAKE_RUNNERS or set(m["value"]) & _SHELL_SYNTAX):
             return f"{shown} sets the variable {m['name']}, which runs a command"
     return None
+
+
+# a value that a recipe's shell would read as more than words (`make CC='x; rm -rf ~'`)
+_SHELL_SYNTAX = frozenset("$`;&|<>\n()")
 
 
 def _output_pipe(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:

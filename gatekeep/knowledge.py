@@ -71,6 +71,7 @@ LIST_KEYS = (
     "number-options",
     "maybe-name-options",
     "script-options",
+    "script-assignments",
 )
 BOOL_KEYS = ("program-operand", "stdin-program", "name-operands", "script-operands")
 EXAMPLES = "examples"  # checked by the tests, not compiled
@@ -78,7 +79,8 @@ TEXT_KEYS = ("runs",)
 
 _VERSIONED = lazy(r"(?P<family>[A-Za-z]+?)[0-9][0-9.]*")  # python3.12, ruby3.2, perl5.36
 STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/tty"})
-_FD_PATH = lazy(r"/(dev|proc/[^/]+)/fd/[0-9]+")
+_FD_PATH = lazy(r"(^|/)(dev|proc/[^/]+)/fd/[0-9]+$")
+_PROC_ROOT = lazy(r"^/proc/[^/]+/root(?=/)")  # /proc/self/root/dev/stdin is /dev/stdin
 
 
 class Knowledge:
@@ -279,6 +281,8 @@ def scripts_in(argv: list[str]) -> list[str]:
         parsed = parse(args, spec_of(table))
         options = table.get("script-options", ())
         scripts += [value.removeprefix("exec=") for option, value in parsed.options if option in options and value]
+        variables = table.get("script-assignments", ())  # `make CC=rm`: a variable whose value is a command
+        scripts += [w.split("=", 1)[1] for w in parsed.operands if "=" in w and w.split("=", 1)[0] in variables]
         if table.get("script-operands") and parsed.operands:
             import shlex  # here: shlex imports re, which typical lines never need
 
@@ -291,10 +295,14 @@ def scripts_in(argv: list[str]) -> list[str]:
 
 def from_a_pipe(value: str) -> bool:
     """A program file that is really standard input, a pipe or a process substitution."""
-    if value.startswith(("<(", ">(", "=(")):
+    if value.startswith(("<(", ">(", "=(")) or value in STDIN_FILES:
         return True
-    path = posixpath.normpath(value) if "/" in value else value
-    return path in STDIN_FILES or bool(_FD_PATH.fullmatch(path))
+    if "/" not in value:
+        return False
+    path = posixpath.normpath(value)
+    if path.startswith("/"):
+        path = _PROC_ROOT.sub("", "/" + path.lstrip("/"))  # `//dev/stdin`: normpath keeps the `//`
+    return path in STDIN_FILES or path.endswith(("/dev/stdin", "/dev/tty")) or bool(_FD_PATH.search(path))
 
 
 def git_code_key(key: str) -> bool:

@@ -89,8 +89,9 @@ def normalize(command: SimpleCommand) -> Normalized:
         reentry, why_not_script = script_of(inner_words)
     from_stdin = False
     if reentry is None:
-        reentry, why_not_script = stdin_script(inner_words, command.redirects)
-        from_stdin = reentry is not None
+        fed_script, why_fed = stdin_script(inner_words, command.redirects)
+        if fed_script is not None:  # else keep what script_of said (`source <(…)` runs code made at run time)
+            reentry, why_not_script, from_stdin = fed_script, why_fed, True
     if reentry is None and inner:  # `rsync -e 'rm -rf ~'`, `git bisect run CMD`: deny rules see CMD too
         carried = scripts_in(inner)
         if carried:

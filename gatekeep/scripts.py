@@ -34,6 +34,9 @@ def script_of(words) -> tuple[str | None, tuple[str, ...]]:
         return None, (f"{tool} runs code produced at run time",)
     if tool in ("su", "runuser", "script"):  # `su -c 'CMD' user` runs CMD through a shell
         return _command_option(tool, words)
+    if tool == "sg":  # `sg GROUP -c CMD` and `sg GROUP CMD` run CMD through a shell
+        rest = [w for w in words[1:] if w.value != "-"][1:]
+        return _script_text(tool, rest[1:2] if rest[:1] and rest[0].value == "-c" else rest) if rest else (None, ())
     if tool == "tmux":
         return _tmux_command(words)
     if tool in EVALUATES_SUBSCRIPTS:
@@ -248,9 +251,12 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
     dynamic = any(w.dynamic for w in words)
     import shlex  # here: shlex imports re, which typical lines never need
 
-    return "; ".join(shlex.join(c) for c in commands), (
-        ("find runs a command computed at run time",) if dynamic else ()
-    )
+    text = "; ".join(shlex.join(c) for c in commands)
+    if any("{}" in word and word != "{}" for c in commands for word in c):
+        # GNU find puts each file name in place of a `{}` inside a word too: `sh -c 'echo {}'`
+        # then runs whatever a file is named (`;rm -rf ~`)
+        return text, ("find puts file names inside a word of the command it runs",)
+    return text, (("find runs a command computed at run time",) if dynamic else ())
 
 
 def exact_form(inner: list[str], fed: bool) -> str | None:

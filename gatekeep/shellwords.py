@@ -191,11 +191,15 @@ def _ansi_c(src: str, i: int) -> tuple[str, int]:
             i += 2
             continue
         if m["ctl"] is not None:
-            out.append(chr(ord(m["ctl"]) & 0x1F))
+            code = ord(m["ctl"]) & 0x1F
         else:
             digits, base = next((m[k], b) for k, b in (("oct", 8), ("hex", 16), ("u4", 16), ("u8", 16)) if m[k])
             code = int(digits, base)
-            out.append(chr(code & 0xFF if base == 8 else min(code, 0x10FFFF)))
+            code = code & 0xFF if base == 8 else min(code, 0x10FFFF)
+        if code == 0:  # a NUL ends the string, as it does for bash: `$'rm\0x'` is rm
+            end = _ansi_c(src, m.end())[1]
+            return "".join(out), end
+        out.append(chr(code))
         i = m.end()
     return "".join(out), n
 

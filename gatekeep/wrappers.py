@@ -90,6 +90,55 @@ WRAPPERS: dict[str, Wrapper] = {
     "-": _w(harmless=True),
     "repeat": _w(positionals=1),
     "sched": _w("", "-o", positionals=1),
+    # more programs that run the command they are given (found by an attacker's review)
+    "chrt": _w(
+        "-T --sched-runtime -P --sched-period -D --sched-deadline",
+        "-a --all-tasks -b --batch -d --deadline "
+        "-e --ext -f --fifo -i --idle -o --other -r --rr -R --reset-on-fork -v --verbose",
+        positionals=1,
+    ),
+    "setarch": _w(
+        "",
+        "-v --verbose -R --addr-no-randomize -F --fdpic-funcptrs -Z --mmap-page-zero -L "
+        "--addr-compat-layout -X --read-implies-exec -B --32bit -I --short-inode -S --whole-seconds "
+        "-T --sticky-timeouts -3 --3gb --4gb --uname-2.6",
+        positionals=1,
+    ),
+    **dict.fromkeys(("linux32", "linux64", "i386", "x86_64", "uname26"), _w("", "-v -R -F -Z -L -X -B -I -S -T -3")),
+    "prlimit": _w("-p --pid -o --output", "--noheadings --raw --verbose"),
+    "nsenter": _w(
+        "-t --target -S --setuid -G --setgid -w --wd -W --wdns",
+        "-a --all -F --no-fork -Z --follow-context "
+        "--preserve-credentials -r --root -m --mount -u --uts -i --ipc -n --net -p --pid -U --user -C --cgroup",
+    ),
+    "setpriv": _w(
+        "--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps --ambient-caps --bounding-set "
+        "--securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule",
+        "-d --dump --nnp --no-new-privs --init-groups --keep-groups --clear-groups --reset-env",
+    ),
+    "numactl": _w("-i --interleave -N --cpunodebind -C --physcpubind -m --membind -p --preferred", "-l --localalloc"),
+    "fakeroot": _w("-l --lib --faked -i -s", "-u --unknown-is-real"),
+    "faketime": _w("-m -p -f", "", positionals=1),
+    "eatmydata": _w(),
+    "torsocks": _w("-u -p -a -P", "-i -q -d"),
+    "proxychains": _w("-f", "-q"),
+    "proxychains4": _w("-f", "-q"),
+    "tsocks": _w(),
+    "unbuffer": _w("", "-p"),
+    "dbus-run-session": _w("--config-file --dbus-daemon"),
+    "xvfb-run": _w(
+        "-n --server-num -s --server-args -f --auth-file -e --error-file -p --xauth-protocol",
+        "-a --auto-servernum -l --listen-tcp",
+    ),
+    "catchsegv": _w(),
+    "valgrind": _w(),
+    "systemd-inhibit": _w("--what --who --why --mode"),
+    "run0": _w("-u --user -g --group -D --chdir --unit --property --description --slice --setenv --nice"),
+    "chpst": _w("-u -U -b -e -n -l -L -m -d -o -p -f -c", "-P -0 -1 -2 -v"),
+    "envdir": _w(positionals=1),
+    "setuidgid": _w(positionals=1),
+    "softlimit": _w("-m -a -d -s -l -f -c -o -p -t -r"),
+    "nocache": _w(),
     "xargs": _w(
         "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s --max-chars "
         "--process-slot-var",
@@ -126,6 +175,30 @@ BARE = frozenset(WRAPPERS) | {
     "-",
     "repeat",
     "sched",
+    "chrt",
+    "setarch",
+    "linux32",
+    "linux64",
+    "prlimit",
+    "nsenter",
+    "setpriv",
+    "numactl",
+    "fakeroot",
+    "faketime",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "unbuffer",
+    "dbus-run-session",
+    "xvfb-run",
+    "valgrind",
+    "systemd-inhibit",
+    "run0",
+    "chpst",
+    "envdir",
+    "setuidgid",
+    "softlimit",
+    "sg",
 }
 
 

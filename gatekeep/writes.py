@@ -165,9 +165,10 @@ def argument_writes(form: tuple[str, ...]) -> list[str]:
 
 
 def _long(option: str, full: str) -> bool:
-    """`option` (before any `=`) spells the long option `full`, or a GNU abbreviation of it."""
+    """`option` (before any `=`) spells the long option `full`, or a GNU abbreviation of it
+    (`--o` for `--output`: any prefix counts, the safe reading of an ambiguous one)."""
     name = option.split("=", 1)[0]
-    return len(name) >= 4 and full.startswith(name)
+    return len(name) >= 3 and full.startswith(name)
 
 
 def _option_values(args: list[str], short: str | None, long: str | None) -> list[str]:
@@ -214,33 +215,18 @@ def _tee(args: list[str]) -> list[str]:
 
 
 def _sed(args: list[str]) -> list[str]:
-    expressions = _option_values(args, "e", "--expression")
-    given = expressions or _option_values(args, "f", "--file")
-    operands = _operands(args, frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"}))
-    files = operands if given else operands[1:]
-    scripts = expressions or operands[:1]
-    written = [m.group(1).strip() for script in scripts for m in _SED_WRITE.finditer(script)]
-    return (files if _sed_in_place(args) else []) + written
+    """Files sed writes: its operands with -i, and every `w FILE` of its scripts (sedscript.py)."""
+    from gatekeep import sedscript
+    from gatekeep.knowledge import load_knowledge, spec_of
+    from gatekeep.options import parse
 
-
-def _sed_in_place(args: list[str]) -> bool:
-    for arg in args:
-        if arg == "--":
-            break
-        if arg.startswith("--"):
-            if _long(arg, "--in-place"):
-                return True
-        elif arg.startswith("-"):
-            for letter in arg[1:]:  # a cluster: -i, -ni, -Ei.bak; -e, -f and -l take the rest as their value
-                if letter == "i":
-                    return True
-                if letter in "efl":
-                    break
-    return False
-
-
-# a sed `w FILE` command or `s///w FILE` flag; FILE runs to the end of the line
-_SED_WRITE = lazy(r"(?:^|[;}\n/]|\d)\s*w\s+([^\n;]+)")
+    parsed = parse(args, spec_of(load_knowledge().table("sed")[1]))
+    scripts = parsed.values("-e", "--expression")
+    files = parsed.operands
+    if not scripts and not parsed.has("-f", "--file"):
+        scripts, files = files[:1], files[1:]
+    written = [path for script in scripts for path in sedscript.read(script).writes]
+    return (files if parsed.has("-i", "--in-place") else []) + written
 
 
 def _sort(args: list[str]) -> list[str]:
@@ -263,8 +249,34 @@ def _find(args: list[str]) -> list[str]:
     return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-fprint", "-fprint0", "-fprintf", "-fls")]
 
 
-def _output(args: list[str]) -> list[str]:
-    return _option_values(args, None, "--output")
+def _git(args: list[str]) -> list[str]:
+    """`git log --output F`, `git archive -o F`, `git format-patch -o DIR`, `git checkout-index
+    --prefix=DIR/` (which writes the index's files under DIR: `.git/hooks/` plants a hook)."""
+    written = _option_values(args, None, "--output")
+    words = [a for a in args if not a.startswith("-")]
+    if words[:1] in (["archive"], ["format-patch"]):
+        written += _option_values(args, "o", None)
+    if words[:1] == ["checkout-index"]:
+        written += _option_values(args, None, "--prefix")
+    return written
+
+
+def _uniq(args: list[str]) -> list[str]:
+    """`uniq IN OUT` writes OUT."""
+    operands = _operands(args, frozenset({"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}))
+    return operands[1:2]
+
+
+def _tar(args: list[str]) -> list[str]:
+    """tar extracting (`-x`, `--extract`, `xf`) writes the archive's files into -C DIR, or here."""
+    first = args[0] if args else ""
+    old_style = first[:1].isalpha() and "x" in first
+    extracting = old_style or any(
+        a in ("--extract", "--get") or (a.startswith("-") and not a.startswith("--") and "x" in a) for a in args
+    )
+    if not extracting:
+        return []
+    return _option_values(args, "C", "--directory") or ["."]
 
 
 def _curl(args: list[str]) -> list[str]:
@@ -289,7 +301,10 @@ _WRITERS = {
     "mv": _copy,
     "install": _copy,
     "find": _find,
-    "git": _output,
+    "git": _git,
+    "uniq": _uniq,
+    "tar": _tar,
+    "gtar": _tar,
     "curl": _curl,
     "wget": _wget,
     "truncate": _truncate,

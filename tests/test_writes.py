@@ -38,6 +38,20 @@ WRITTEN = [
     (["truncate", "-s", "0", "f"], ["f"]),
     (["/usr/bin/tee", "x"], ["x"]),
     (["ls", "-la"], []),
+    # found by an attacker's review: sed's other write commands, short GNU abbreviations, more writers
+    (["sed", "-n", "W /x/.bashrc"], ["/x/.bashrc"]),
+    (["sed", "-n", "$w /x/.bashrc"], ["/x/.bashrc"]),
+    (["sed", "-n", "s/x/y/gw /x/.bashrc"], ["/x/.bashrc"]),
+    (["sed", "--i", "1i x", "f"], ["f"]),
+    (["sort", "--o=/x/.bashrc"], ["/x/.bashrc"]),
+    (["cp", "--t=/x", "a"], ["/x"]),
+    (["uniq", "in", "out"], ["out"]),
+    (["uniq", "-c", "in"], []),
+    (["tar", "-xf", "x.tar", "-C", "/x"], ["/x"]),
+    (["tar", "xf", "x.tar"], ["."]),
+    (["tar", "-czf", "x.tgz", "src"], []),
+    (["git", "archive", "-o", "/x/.bashrc", "HEAD"], ["/x/.bashrc"]),
+    (["git", "checkout-index", "-f", "--prefix=.git/hooks/", "pre-commit"], [".git/hooks/"]),
 ]
 
 

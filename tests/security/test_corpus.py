@@ -1268,6 +1268,39 @@ _add(c, O, "printf -v 'path[1]' %s .", "ask")  # zsh's array of PATH
 _add(c, O, "printf -v HOME %s .; git status", "ask")  # git then reads ./.gitconfig as the global config
 _add(c, O, "export GIT_CONFIG_GLOBAL=./x", "ask")
 _add(c, O, "export PAGER='sh -c id'", "ask")
+c = "code-options"
+_add(c, S, "echo x | sed '1s/.*/rm -rf build/e'", "ask")  # an address before s///e
+_add(c, S, "sed '/x/e rm -rf build' notes.md", "ask")
+_add(c, S, "sed ':a;1e id' notes.md", "ask")  # GNU sed ends a label at `;`
+_add(c, O, "awk 'BEGIN{c=\"id\"; print \";\" | c}'", "ask")  # a pipe to a variable
+_add(c, O, "echo > ';id'; find . -name ';*' -exec sh -c 'echo {}' \\;", "ask")  # {} inside a word
+_add(c, O, "echo 'all:;id' | make -f //dev/stdin", "ask")
+_add(c, O, "make -f /proc/self/root/dev/stdin", "ask")
+_add(c, O, "python3 //dev/stdin <<< 'import os'", "ask")
+_add(c, O, "make CC='id;' x", "ask")
+_add(c, O, "make CC='rm -rf' x", "deny")  # make's built-in rules run $(CC)
+_add(c, O, "git -c tar.tgz.command='id' archive --format=tgz HEAD", "ask")
+c = "resolved-writes"
+_add(c, B, "echo x | sed -n 'W @HOME@/.bashrc'", "deny")
+_add(c, B, "echo x | sed -n '$w @HOME@/.bashrc'", "deny")
+_add(c, B, "echo x | sed -n 's/x/y/gw @HOME@/.bashrc'", "deny")
+_add(c, B, "sed --i '1i id' @HOME@/.bashrc", "deny")  # the shortest GNU abbreviation
+_add(c, B, "echo id | sort --o=@HOME@/.bashrc", "deny")
+_add(c, B, "cp --t=@HOME@/.ssh x", "deny")
+_add(c, B, "uniq x @HOME@/.bashrc", "deny")
+_add(c, B, "tar -xf x.tar -C @HOME@/.ssh", "deny")
+_add(c, B, "git archive -o @HOME@/.bashrc HEAD", "deny")
+_add(c, B, "git checkout-index -f --prefix=.git/hooks/ pre-commit", "deny")
+c = "obfuscation"
+_add(c, S, "$'rm\\0' -rf build", "deny")  # a NUL ends an ANSI-C string
+_add(c, O, "chrt -o 0 rm -rf build", "deny")  # wrappers gatekeep had not known
+_add(c, O, "setarch x86_64 rm -rf build", "deny")
+_add(c, O, "prlimit --nofile=10 rm -rf build", "deny")
+_add(c, O, "nsenter -t 1 -m rm -rf build", "deny")
+_add(c, O, "setpriv --reuid=1000 rm -rf build", "deny")
+_add(c, O, "linux64 rm -rf build", "deny")
+_add(c, O, "sg users -c 'rm -rf build'", "deny")
+_add(c, O, "source <(echo id)", "ask")
 
 # ---------------------------------------------------------------------------
 # Benign lines: must stay allowed
