@@ -16,6 +16,8 @@ A line that runs no command is allowed.
 
 from __future__ import annotations
 
+import posixpath
+
 from gatekeep.display import visible
 from gatekeep.lazyre import lazy
 from gatekeep.match import Matches, Rule
@@ -73,7 +75,7 @@ def decide(
     if not parsed.complete:
         reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
-    risk = _line_risk(parsed, normalized)
+    risk = _line_risk(parsed, normalized) or _runs_what_it_writes(normalized, writes, links)
     if risk is None and parsed.risks:
         risk = f"the line cannot be allowed: {parsed.risks[0]}"
     if risk is not None:
@@ -214,6 +216,29 @@ def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
 
 
 GIT_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
+
+
+def _runs_what_it_writes(normalized: list[Normalized], writes: WriteContext, links: dict[str, str]) -> str | None:
+    """A line that writes a file and runs it as a program (`echo … > Makefile && make`,
+    `> x.py; python3 x.py`, `> s; sh s`): whatever the file says runs, and no rule has seen it."""
+    from gatekeep.knowledge import program_files
+
+    def places(n: Normalized, path: str) -> set[str]:
+        return {posixpath.normpath(posixpath.join(d or writes.cwd, path)) for d in n.directories or ("",)}
+
+    written: set[str] = set()
+    for n in normalized:
+        targets = [r.target for r in n.command.redirects if r.writes_file]
+        targets += [t for f in n.deny_forms for t in argument_writes(f)]
+        for target in targets + [p for t in targets for p in _through_links(t, links)]:
+            written |= places(n, target)
+    if not written:
+        return None
+    for n in normalized:
+        for program in program_files(list(n.allow_form or n.command.argv)):
+            if places(n, program) & written:
+                return f"the line writes {program} and runs it: what it holds runs, and no rule has seen it"
+    return None
 
 
 def _git_elsewhere(form: tuple[str, ...]) -> bool:

@@ -72,6 +72,7 @@ LIST_KEYS = (
     "maybe-name-options",
     "script-options",
     "script-assignments",
+    "default-programs",
 )
 BOOL_KEYS = ("program-operand", "stdin-program", "name-operands", "script-operands")
 EXAMPLES = "examples"  # checked by the tests, not compiled
@@ -291,6 +292,25 @@ def scripts_in(argv: list[str]) -> list[str]:
         if sub is None:
             return scripts
         table, args = sub, args[parsed.first_operand + 1 :]
+
+
+def program_files(argv: list[str]) -> list[str]:
+    """The files a command runs as a program, as written: its command word when that is a path
+    (`./build.sh`), its program operand (`python3 x.py`, `sh s`, `source env.sh`), the values of
+    its program options (`make -f F`, `sed -f F`), or the files it reads when none is given
+    (`make` reads ./Makefile)."""
+    if not argv:
+        return []
+    files = [argv[0]] if "/" in argv[0] else []
+    found = load_knowledge().table(argv[0])
+    if found is None:
+        return files
+    table = found[1]
+    parsed = parse(argv[1:], spec_of(table))
+    given = [v for option, v in parsed.options if v is not None and option in table.get("program-options", ())]
+    if table.get("program-operand") and parsed.operands and not parsed.has(*table.get("ends-options", ())):
+        given.append(parsed.operands[0])
+    return files + (given or list(table.get("default-programs", ())))
 
 
 def from_a_pipe(value: str) -> bool:

@@ -1301,6 +1301,14 @@ _add(c, O, "setpriv --reuid=1000 rm -rf build", "deny")
 _add(c, O, "linux64 rm -rf build", "deny")
 _add(c, O, "sg users -c 'rm -rf build'", "deny")
 _add(c, O, "source <(echo id)", "ask")
+c = "reentry"  # a file the same line writes, then runs as a program: what it holds runs unseen
+_add(c, S, "echo 'all:;rm -rf build' > Makefile && make test", "ask")
+_add(c, O, "echo 'import os' > x.py && python3 x.py", "ask")
+_add(c, O, "echo '1e id' > s.sed && sed -f s.sed notes.md", "ask")
+_add(c, O, "echo id > s && sh s", "ask")
+_add(c, O, "printf id > run.sh; chmod +x run.sh; ./run.sh", "ask")
+_add(c, O, "cd sub && echo all: > Makefile && make", "ask")
+_add(c, O, "echo id > env.sh; source env.sh", "ask")
 
 # ---------------------------------------------------------------------------
 # Benign lines: must stay allowed
@@ -1328,6 +1336,8 @@ _ok(S, "printf '%s\\n' \"$HOME\"")
 _ok(D, "printf '%d items\\n' 42")
 _ok(O, "read -r line < notes.md")
 _ok(O, "test -f notes.md && echo yes")
+_ok(O, "make > build.log 2>&1")
+_ok(O, "echo x > out.txt && make")
 _ok(S, "grep -F 'rm -rf' notes.md")
 _ok(S, "echo '$(rm x)'")
 _ok(S, 'echo "\\$(rm -rf build)"')
