@@ -14,13 +14,17 @@ from gatekeep.shellwords import INTEGER_VARIABLES
 
 # ---------------------------------------------------------------------------
 
+def _programs(parsed: Parsed, inline: tuple[str, ...], files: tuple[str, ...]) -> list[str]:
+    """The program texts given inline (`sed -e S`, `awk -e P`), else the first operand unless a
+    program file is given."""
+    given = parsed.values(*inline)
+    return given if given or parsed.has(*files) else parsed.operands[:1]
+
+
 def _sed_script(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
     from gatekeep import sedscript
 
-    scripts = parsed.values("-e", "--expression")
-    if not scripts and not parsed.has("-f", "--file"):
-        scripts = parsed.operands[:1]
-    for script in scripts:
+    for script in _programs(parsed, ("-e", "--expression"), ("-f", "--file")):
         read = sedscript.read(script)
         if read.unreadable:
             return f"{shown} has a script gatekeep cannot read as sed, which could run a command (e)"
@@ -30,10 +34,7 @@ def _sed_script(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str 
 
 
 def _awk_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    programs = parsed.values("-e", "--source")
-    if not programs and not parsed.has("-f", "--file", "-E", "--exec"):
-        programs = parsed.operands[:1]
-    for program in programs:
+    for program in _programs(parsed, ("-e", "--source"), ("-f", "--file", "-E", "--exec")):
         why = _awk_effect(program)
         if why:
             return f"{shown} {why}"
@@ -72,19 +73,12 @@ def _awk_code_only(program: str) -> str:
     previous = ""  # the last character that is not a blank: a `/` after an operand divides
     while i < n:
         c = program[i]
-        if c == '"':
-            j = i + 1
-            while j < n and program[j] != '"':
+        if c == '"' or (c == "/" and (not previous or previous in "(,=~!&|{};:?+-*%<>\n")):
+            j = i + 1  # a string, or a regular expression where an operand may start: to its end
+            while j < n and program[j] != c:
                 j += 2 if program[j] == "\\" else 1
-            out.append('""')
-            i, previous = j + 1, '"'
-            continue
-        if c == "/" and (not previous or previous in "(,=~!&|{};:?+-*%<>\n"):
-            j = i + 1
-            while j < n and program[j] != "/":
-                j += 2 if program[j] == "\\" else 1
-            out.append("//")
-            i, previous = j + 1, "/"
+            out.append(c + c)
+            i, previous = j + 1, c
             continue
         if c == "#":  # a comment, to the end of the line
             end = program.find("\n", i)

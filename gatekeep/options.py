@@ -62,26 +62,12 @@ def parse(args: list[str], spec: Spec) -> Parsed:
             first = i + 1 if first < 0 and i + 1 < len(args) else first
             operands += args[i + 1 :]
             break
+        name, equals, value = word.partition("=")
         if word.startswith("--") and len(word) > 2:
-            name, equals, value = word.partition("=")
-            name = long_option(name, spec)
-            if equals:
-                options.append((name, value))
-            elif name in spec.values and i + 1 < len(args):
-                i += 1
-                options.append((name, args[i]))
-            else:
-                options.append((name, None))
+            i = _whole(long_option(name, spec), equals, value, args, i, spec, options)
         elif word.startswith("-") and len(word) > 1:
-            name, equals, value = word.partition("=")
             if name in spec.single_dash:
-                if equals:
-                    options.append((name, value))
-                elif name in spec.values and i + 1 < len(args):
-                    i += 1
-                    options.append((name, args[i]))
-                else:
-                    options.append((name, None))
+                i = _whole(name, equals, value, args, i, spec, options)
             else:
                 i = _cluster(args, i, spec, options)
         else:
@@ -95,6 +81,18 @@ def parse(args: list[str], spec: Spec) -> Parsed:
             break
         i += 1
     return Parsed(options, operands, first)
+
+
+def _whole(name: str, equals: str, value: str, args: list[str], i: int, spec: Spec, options: list) -> int:
+    """An option read as one word (`--file=F`, `--file F`, `-ex CMD`); returns the index of the last word read."""
+    if equals:
+        options.append((name, value))
+    elif name in spec.values and i + 1 < len(args):
+        i += 1
+        options.append((name, args[i]))
+    else:
+        options.append((name, None))
+    return i
 
 
 def _cluster(args: list[str], i: int, spec: Spec, options: list) -> int:

@@ -109,25 +109,21 @@ def stub_bin(tmp_path_factory):
 
 
 def ran_in_bash(line: str, stub_bin: Path, work: Path) -> list[str]:
-    log = work / "ran.log"
-    log.write_text("")
-    env = {"PATH": str(stub_bin), "STUB_LOG": str(log), "HOME": str(work)}
-    try:
-        subprocess.run(
-            ["/bin/bash", "-c", line], env=env, cwd=work, capture_output=True, timeout=10, stdin=subprocess.DEVNULL
-        )
-    except subprocess.TimeoutExpired:
-        pass
-    return log.read_text().split()
+    return ran_in("bash", "", line, stub_bin, work)
+
+
+def differential(max_examples: int):
+    """Settings for the tests that run lines in real shells (slower, with a per-test directory)."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=DERANDOMIZE,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
 
 
 @given(line=LINES)
-@settings(
-    max_examples=400,
-    deadline=None,
-    derandomize=DERANDOMIZE,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@differential(400)
 def test_every_command_bash_runs_was_seen_by_gatekeep(policy, stub_bin, tmp_path, line):
     verdict = evaluate(line, policy)
     event(f"gatekeep says {verdict.decision}")  # --hypothesis-show-statistics shows how many ran
@@ -184,19 +180,15 @@ def ran_in(shell: str, setup: str, line: str, stub_bin: Path, work: Path) -> lis
     env = {"PATH": str(stub_bin), "STUB_LOG": str(log), "HOME": str(work)}
     argv = ["/bin/bash", "-c"] if shell == "bash" else [shutil.which("zsh"), "-f", "-c"]
     try:
-        subprocess.run([*argv, f"{setup}\n{line}"], env=env, cwd=work, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+        script = f"{setup}\n{line}" if setup else line
+        subprocess.run([*argv, script], env=env, cwd=work, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         pass
     return log.read_text().split()
 
 
 @given(line=EXPANSION_LINES)
-@settings(
-    max_examples=300,
-    deadline=None,
-    derandomize=DERANDOMIZE,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@differential(300)
 def test_an_allowed_expansion_runs_nothing_hidden_in_bash_or_zsh(policy, stub_bin, tmp_path, line):
     verdict = evaluate(line, policy)
     event(f"gatekeep says {verdict.decision}")
