@@ -275,7 +275,7 @@ def _could_match(verdict: str, texts: tuple[str, ...], index: RuleIndex) -> Rule
         first = text.split(" ", 1)[0]
         rules = index.of_verdict(verdict) if UNKNOWN in first else index.candidates(verdict, first)
         for rule in rules:
-            if len(rule.segments) == 1 and (
+            if " | " not in rule.pattern and (  # a single segment; `.segments` would compile it
                 could_match(rule.pattern, text)
                 or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" ")))
             ):
