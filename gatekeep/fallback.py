@@ -52,7 +52,9 @@ PROBLEM = "could not be parsed; found by a conservative scan of the raw text"
 def candidate_commands(line: str) -> list:
     from gatekeep.parse import SimpleCommand  # parse imports this module
 
-    text = line.replace("\\\n", "")
+    # what bash never runs as a command: the inside of arithmetic (`$(( rm -rf /x ))` is an error,
+    # not a command), and whatever follows a quote that is never closed (the line is incomplete)
+    text = _mask_arithmetic(_before_unclosed_quote(line.replace("\\\n", "")))
     seen: set[tuple[str, ...]] = set()
     commands = []
     for piece in _pieces(text):
@@ -82,3 +84,64 @@ def _argv(piece: str) -> list[str]:
     while words and (words[0] in _KEYWORDS or _ASSIGNMENT.match(words[0])):
         words.pop(0)
     return [w for w in words if w]
+
+
+def _before_unclosed_quote(text: str) -> str:
+    """The text up to a quote that is never closed (`echo "find . -delete`): bash reads the rest
+    as the inside of a string, and, the line being incomplete, runs none of it."""
+    if "<<" in text:
+        return text  # a quote in a heredoc's body is text: keep every line for the deny rules
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == "#" and (i == 0 or text[i - 1] in " \t\n;&|()"):  # a comment, to the end of its line
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c in "'\"":
+            quote = "'" if c == "'" and not text.startswith("$'", i - 1) else c
+            j = i + 1
+            while j < n and text[j] != quote:
+                j += 2 if text[j] == "\\" and (quote == '"' or c == "'" and text.startswith("$'", i - 1)) else 1
+            if j >= n:
+                return text[:i]
+            i = j + 1
+        else:
+            i += 1
+    return text
+
+
+def _mask_arithmetic(text: str) -> str:
+    """`$(( … ))` and `(( … ))` with their insides blanked, but for the command substitutions
+    there (`$(( a[$(cmd)] ))` runs cmd): bash evaluates the rest as arithmetic, not as commands."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        start = i + 1 if text.startswith("$((", i) else i if text.startswith("((", i) else -1
+        close = _arithmetic_end(text, start) if start >= 0 else -1
+        if close < 0:
+            out.append(text[i])
+            i += 1
+            continue
+        inside = text[start + 2 : close]
+        kept = "".join(m.group(0) for m in _SUBSTITUTION.finditer(inside))
+        out.append(text[i : start + 2] + " " + kept + " " + "))")
+        i = close + 2
+    return "".join(out)
+
+
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+
+
+def _arithmetic_end(text: str, start: int) -> int:
+    """Where the `))` that closes the `((` at `start` begins, or -1 if it does not close that way."""
+    depth, j = 0, start
+    while j < len(text):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 1:
+                return j if text.startswith("))", j) else -1
+        j += 1
+    return -1

@@ -71,10 +71,16 @@ def split_options(words, aliases: dict[str, str] | None) -> tuple[frozenset[str]
         elif aliases is None:
             flags.add(word)
         elif word.startswith("--"):
-            flags.add(_long_option(word.split("=", 1)[0], aliases))
+            flags.update(_canonical(_long_option(word.split("=", 1)[0], aliases)))
         else:
-            flags.update(aliases.get(f"-{c}", f"-{c}") for c in word[1:])
+            for c in word[1:]:
+                flags.update(_canonical(aliases.get(f"-{c}", f"-{c}")))
     return frozenset(flags), positional
+
+
+def _canonical(spelling) -> tuple[str, ...]:
+    """An alias maps to one canonical option, or to several (`git branch -D` is `-d -f`)."""
+    return (spelling,) if isinstance(spelling, str) else tuple(spelling)
 
 
 def _long_option(option: str, aliases: dict[str, str]) -> str:
@@ -149,9 +155,10 @@ def _flag_matcher(text: str) -> FlagMatcher | None:
     n = next((i for i, w in enumerate(words) if w.startswith("-")), None)
     if not n or any("*" in w for w in words[:n]):
         return None
-    end = next((i for i in range(n, len(words)) if not words[i].startswith("-")), len(words))
-    if any("*" in w for w in words[n:end]):
-        return None
+    # the options end at the first other word, or at `--`, which the rest must then match as written
+    end = next((i for i in range(n, len(words)) if not words[i].startswith("-") or words[i] == "--"), len(words))
+    if end == n or any("*" in w for w in words[n:end]):
+        return None  # `git checkout -- *`: no options to read, only the pattern as written
     name = tuple(words[:n])
     known = load_table().flag_aliases
     aliases = known.get(" ".join(name)) if " ".join(name) in known else None

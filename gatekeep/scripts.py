@@ -225,6 +225,17 @@ def wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
 
 
 FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# find's tests and actions that take arguments, and how many
+FIND_ARGUMENTS = {
+    **dict.fromkeys(
+        "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -newer -anewer -cnewer "
+        "-perm -type -xtype -user -group -uid -gid -size -atime -ctime -mtime -amin -cmin -mmin -used -links "
+        "-inum -samefile -maxdepth -mindepth -fstype -context -printf -fprint -fprint0 -fls -regextype -files0-from "
+        "-D -O".split(),
+        1,
+    ),
+    "-fprintf": 2,
+}
 
 
 def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
@@ -232,19 +243,26 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
     `-delete` counts as `rm -r -f` on find's start paths."""
     values = [w.value for w in words]
     commands: list[list[str]] = []
+    primaries: list[str] = []  # the expression's own words: not a test's argument, not an -exec's command
     i = 1
     while i < len(values):
-        if values[i] in FIND_ACTIONS:
+        value = values[i]
+        if value in FIND_ACTIONS:
             end = next((j for j in range(i + 1, len(values)) if values[j] in (";", "+")), len(values))
             if end > i + 1:
                 commands.append(values[i + 1 : end])
             i = end
+        else:
+            primaries.append(value)
+            # `-name -delete` names a file, it deletes nothing; -newerXY (-newermt…) takes one too
+            i += 1 + FIND_ARGUMENTS.get(value, 1 if value.startswith("-newer") else 0)
+            continue
         i += 1
     starts = [v for v in values[1:] if not v.startswith(("-", "(", "!"))][:1] or ["."]
-    if "-mindepth" not in values:
+    if "-mindepth" not in primaries:
         # find's first result is its start path itself: `find / -exec rm -rf {} +` also runs `rm -rf /`
         commands += [[starts[0] if v == "{}" else v for v in c] for c in commands if "{}" in c]
-    if "-delete" in values:
+    if "-delete" in primaries:
         commands.append(["rm", "-r", "-f", *starts])
     if not commands:
         return None, ()

@@ -446,3 +446,29 @@ LINE_CONTEXT = [
 @pytest.mark.parametrize("line,decision", LINE_CONTEXT)
 def test_what_the_rest_of_the_line_does_counts(line, decision, tmp_path):
     assert evaluate(line, policy_from(ALLOW_EVERYTHING), str(tmp_path)).decision == decision
+
+
+# Matching bugs found by running peers' test suites (issue 16)
+MATCHING = "rules:\n  allow: ['git *', 'find *', 'echo *']\n  deny: ['git checkout -- *', 'git branch -D *', 'rm -rf *']\n"
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("git checkout main", "allow"),  # `git checkout -- *` denies the `--` form, not every checkout
+        ("git checkout -b feature", "allow"),
+        ("git checkout -- src/x.py", "deny"),
+        ("find . -name -delete", "allow"),  # a file named -delete
+        ("find . -exec echo -delete \\;", "allow"),  # echo's argument
+        ("find . -delete", "deny"),
+        ("git branch --delete --force old", "deny"),  # -D is -d -f, however it is spelled
+        ("git branch -df old", "deny"),
+        ("git branch -d old", "allow"),
+        ('echo "find . -delete', "ask"),  # an unclosed quote: bash runs none of it
+        ("[[ -f x ]] # it's\nrm -rf build", "deny"),  # a quote in a comment hides nothing
+        ('echo "$(( rm -rf /x ))"', "ask"),  # arithmetic, not a command
+        ("echo $(( a[$(rm -rf /x)] ))", "deny"),  # but a substitution inside it is one
+    ],
+)
+def test_matching_bugs_found_by_peers_suites(line, decision):
+    assert evaluate(line, policy_from(MATCHING)).decision == decision
