@@ -19,6 +19,7 @@ which forms run code:
     ends-options = ["-c", "-m"]            # what follows is the program's argv
     program-operand = true                 # the first operand is the program file
     stdin-program = true                   # no program, or `-`: it reads its program from input
+                                           # (without program-operand: whenever it is fed)
     interactive-options = ["-i"]           # reads more program from input after the file
     code-modules = ["code", "timeit"]      # `-m MODULE` that runs code it is given
 
@@ -34,7 +35,8 @@ A form's command is also read as a script of its own when the data says where it
 is: `script-options` (`rsync -e CMD`, `git rebase -x CMD`) or `script-operands`
 (`git bisect run CMD ARGS`), so that deny rules see the command inside too.
 
-Every table lists `examples`, lines that start `runs: ` or `safe: `;
+Every table lists `examples`, lines that start with their kind (`runs:`, `safe:`,
+`reads:`, `changes:`, `loses:`, `secret:`, see EXAMPLE_KINDS);
 tests/test_knowledge.py checks each, so adding a tool is a data change with
 its own test.
 
@@ -52,6 +54,7 @@ import posixpath
 from gatekeep import resources
 from gatekeep.lazyre import lazy
 from gatekeep.options import Parsed, Spec, parse
+from gatekeep.records import record
 
 # The keys a tool's table may have; any other key holding a table is a subcommand.
 LIST_KEYS = (
@@ -73,10 +76,25 @@ LIST_KEYS = (
     "script-options",
     "script-assignments",
     "default-programs",
+    "read-only-if",
+    "state-options",
+    "write-options",
+    "loss-options",
+    "loss-operands",
+    "loss-checks",
+    "secret-operands",
+    "secret-options",
+    "removes-with",
 )
-BOOL_KEYS = ("program-operand", "stdin-program", "name-operands", "script-operands")
+BOOL_KEYS = ("program-operand", "stdin-program", "name-operands", "script-operands", "read-only", "sql-operands")
 EXAMPLES = "examples"  # checked by the tests, not compiled
-TEXT_KEYS = ("runs",)
+# runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
+# changes: it does more than read; loses: it throws work away; secret: it reads a secret
+EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
+TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret")
+INT_KEYS = ("max-operands",)
+LOSS_CLASSES = ("git", "files", "containers", "cluster", "infra", "databases")
+WRITE_OPERANDS = ("all", "last", "second")
 
 _VERSIONED = lazy(r"(?P<family>[A-Za-z]+?)[0-9][0-9.]*")  # python3.12, ruby3.2, perl5.36
 STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/tty"})
@@ -166,14 +184,19 @@ def _compile_table(table: dict, where: str) -> dict:
     compiled: dict = {"sub": {}}
     for key, value in table.items():
         if key == EXAMPLES:
-            if not isinstance(value, list) or not all(isinstance(v, str) and v.startswith(("runs: ", "safe: ")) for v in value):
-                raise ValueError(f"{where}: examples must be lines that start with 'runs: ' or 'safe: '")
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.startswith(EXAMPLE_KINDS) for v in value):
+                raise ValueError(f"{where}: examples must be lines that start with {', '.join(EXAMPLE_KINDS)}")
         elif isinstance(value, dict):
-            compiled["sub"][key] = _compile_table(value, f"{where}.{key}")
+            compiled["sub"][key] = sub = _compile_table(value, f"{where}.{key}")
+            for alias in value.get("aliases", ()):  # `npm list` is `npm ls`
+                if alias in table or alias in compiled["sub"]:
+                    raise ValueError(f"{where}.{key}: the alias {alias!r} names another subcommand too")
+                compiled["sub"][alias] = sub
         elif key in LIST_KEYS:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise ValueError(f"{where}: {key} must be a list of non-empty strings")
-            compiled[key] = tuple(value) if key in ("checks", "code-keys", "aliases") else frozenset(value)
+            ordered = ("checks", "code-keys", "aliases", "loss-options", "loss-checks")
+            compiled[key] = tuple(value) if key in ordered else frozenset(value)
         elif key in BOOL_KEYS:
             if type(value) is not bool:
                 raise ValueError(f"{where}: {key} must be true or false")
@@ -181,12 +204,22 @@ def _compile_table(table: dict, where: str) -> dict:
         elif key in TEXT_KEYS:
             if not isinstance(value, str) or not value:
                 raise ValueError(f"{where}: {key} must be a sentence")
+            if key == "loss-class" and value not in LOSS_CLASSES:
+                raise ValueError(f"{where}: loss-class must be one of {', '.join(LOSS_CLASSES)}")
+            if key == "write-operands" and value not in WRITE_OPERANDS:
+                raise ValueError(f"{where}: write-operands must be one of {', '.join(WRITE_OPERANDS)}")
+            compiled[key] = value
+        elif key in INT_KEYS:
+            if type(value) is not int or value < 0:
+                raise ValueError(f"{where}: {key} must be a whole number")
             compiled[key] = value
         else:
             raise ValueError(f"{where}: unknown key {key!r}")
     from gatekeep.checks import CHECKS
 
-    unknown = set(compiled.get("checks", ())) - set(CHECKS)
+    from gatekeep.checks import LOSS_CHECKS
+
+    unknown = (set(compiled.get("checks", ())) - set(CHECKS)) | (set(compiled.get("loss-checks", ())) - set(LOSS_CHECKS))
     if unknown:
         raise ValueError(f"{where}: no check named {', '.join(sorted(unknown))}")
     return compiled
@@ -245,6 +278,8 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
     for module in parsed.values("-m"):
         if module in modules:
             return f"{shown} -m {module} runs code it is given"
+    if table.get("stdin-program") and not table.get("program-operand") and fed:  # psql <<EOF
+        return f"{shown} runs commands read from its input (a pipe, here-string or heredoc)"
     if table.get("program-operand"):
         program = parsed.operands[:1]
         reads_input = not program and not parsed.has(*table.get("ends-options", ())) or program == ["-"]
@@ -266,6 +301,100 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
             why = CHECKS[check](parsed, shown, root, args)
             if why:
                 return why
+    return None
+
+
+class Form(record("Form", "read_only loss loss_class secret writes removes", defaults=(None, None, None, (), ()))):
+    """What one command's form does, by the data: only reads (read_only); loses work (loss says
+    what, loss_class which class of loss: git, files...); reads a secret (secret says how); writes
+    the files named by its write options and operands (writes); removes the trees its operands
+    name (removes: `rm -r`, judged against the working tree by decide.py)."""
+
+    __slots__ = ()
+
+
+HELP = frozenset({"--help", "--version"})
+FROM_A_PIPE = "\x00 input from a pipe"  # `fed`, when what the command reads cannot be seen
+
+
+def form_of(argv: list[str], fed: str | None = None) -> Form:
+    """The form `argv` is in, by tools/*.toml; `fed` is the text on its input (a here-string, a
+    heredoc, a file redirected in) or FROM_A_PIPE, or a function that returns it when asked."""
+    if not argv:
+        return Form(False)
+    shown = argv[0].rsplit("/", 1)[-1]
+    found = load_knowledge().table(argv[0])
+    if found is None:  # `--version` and `--help` of any tool only show something
+        return Form(bool(argv[1:]) and set(argv[1:]) <= HELP)
+    table, args, root = found[1], argv[1:], found[1]
+    state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
+    while True:
+        parsed = parse(args, spec_of(table))
+        loss_class = table.get("loss-class", loss_class)
+        state = state or parsed.has(*table.get("state-options", ()))
+        writes += [v for o, v in parsed.options if v is not None and o in table.get("write-options", ())]
+        writes += _written_operands(table.get("write-operands"), parsed.operands)
+        if parsed.has(*table.get("removes-with", ())):
+            removes += parsed.operands
+        loss = loss or _loss(table, parsed, shown, root, args, fed)
+        hidden = [w for w in parsed.operands if _kinds(w) & table.get("secret-operands", frozenset())]
+        secret = secret or (f"{shown} {hidden[0]} shows credentials" if hidden else None)
+        options = table.get("secret-options", ())  # when given, only these make the form read a secret
+        if not secret and "secret" in table and (parsed.has(*options) if options else True):
+            secret = f"{shown}: {table['secret']}"
+        sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
+        if sub is None:
+            break
+        shown += " " + args[parsed.first_operand]
+        table, args = sub, args[parsed.first_operand + 1 :]
+    read_only = bool(table.get("read-only")) and not state and not writes
+    if read_only and len(parsed.operands) > table.get("max-operands", len(parsed.operands)):
+        read_only = parsed.has(*table.get("read-only-if", ()))  # `git branch NAME` makes one, `git branch -l X` lists
+    elif not read_only and not state and not writes and parsed.has(*table.get("read-only-if", ())):
+        read_only = True
+    if not read_only and args and set(args) <= HELP and not state:
+        read_only = True
+    return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes))
+
+
+def _kinds(word: str) -> frozenset[str]:
+    """The kinds an operand names, for loss- and secret-operands: `secret/db` and
+    `secrets,configmaps` name secrets (kubectl's ways), `NS` names ns."""
+    return frozenset(w for w in word.lower().split("/", 1)[0].split(","))
+
+
+def _written_operands(which: str | None, operands: list[str]) -> list[str]:
+    if which == "all":
+        return list(operands)
+    if which == "last":
+        return operands[-1:] if len(operands) >= 2 else []
+    if which == "second":
+        return operands[1:2]
+    return []
+
+
+def _loss(table: dict, parsed: Parsed, shown: str, root: dict, args: list[str], fed: str | None) -> str | None:
+    """What the form would lose, if it is one that throws work away: `loss` says what, and, when
+    the table has them, only these make it one: an option group (`-d -f`: both), an operand
+    (`kubectl delete namespace`), or a check (a force push to `+main`, SQL that drops a table)."""
+    if "loss" not in table:
+        return None
+    what = f"{shown}: {table['loss']}"
+    groups, checks = table.get("loss-options", ()), table.get("loss-checks", ())
+    operands = table.get("loss-operands", frozenset())
+    if not (groups or operands or checks):
+        return what
+    given = {option for option, _ in parsed.options}
+    if any(set(group.split()) <= given for group in groups):
+        return what
+    if any(_kinds(word) & operands for word in parsed.operands):
+        return what
+    if checks:
+        from gatekeep.checks import LOSS_CHECKS
+
+        text = fed() if callable(fed) else fed
+        if any(LOSS_CHECKS[check](parsed, args, text, root) for check in checks):
+            return what
     return None
 
 

@@ -123,7 +123,7 @@ def unquote(src: str) -> Word:
             out.append(c)
             i += 1
         else:
-            if c in "*?[":
+            if c in "*?" or (c == "[" and "]" in src[i + 1 :]):  # `[` with no `]` after it is literal: `[ -f x ]`
                 dynamic = True
             elif c == "{" and _BRACE_EXPANSION.match(src, i):
                 dynamic = True

@@ -14,7 +14,7 @@ import pytest
 
 from gatekeep import resources
 from gatekeep.gate import evaluate, read_line
-from gatekeep.checks import CHECKS
+from gatekeep.checks import CHECKS, LOSS_CHECKS
 from gatekeep.knowledge import compile_tools, load_knowledge
 from gatekeep.options import Spec, parse
 from tests.conftest import policy_from
@@ -27,7 +27,7 @@ def _examples():
     def walk(path, table):
         for example in table.get("examples", ()):
             kind, line = example.split(": ", 1)
-            yield pytest.param(kind == "runs", line, id=f"{path}: {example}")
+            yield pytest.param(kind, line, id=f"{path}: {example}")
         for key, value in table.items():
             if isinstance(value, dict):
                 yield from walk(f"{path} {key}", value)
@@ -55,8 +55,11 @@ def test_every_tool_has_examples_of_both_kinds_where_it_has_a_safe_use():
 
 
 def test_every_check_is_used_by_the_data():
-    used = {c for _, text in SOURCES for table in _tables(tomllib.loads(text)) for c in table.get("checks", ())}
-    assert used == set(CHECKS)
+    def used(key):  # a subcommand may be called `checks` too (gh pr checks): a table, not a list
+        return {c for _, text in SOURCES for t in _tables(tomllib.loads(text)) if isinstance(t.get(key), list) for c in t[key]}
+
+    assert used("checks") == set(CHECKS)
+    assert used("loss-checks") == set(LOSS_CHECKS)
 
 
 def _tables(data):
@@ -82,16 +85,42 @@ def test_broken_data_is_refused_with_the_tool_named(text, message):
         compile_tools((("bad.toml", text),))
 
 
-@pytest.mark.parametrize("runs,line", EXAMPLES)
-def test_each_example_in_the_data(runs, line):
+@pytest.fixture(scope="module")
+def quiet_policy():
+    return policy_from("")  # no configuration: the built-in policy alone
+
+
+@pytest.fixture(scope="module")
+def broad_policy():
+    return policy_from("default: allow\nrules:\n  allow: ['*']\n")  # a user who allows everything
+
+
+@pytest.mark.parametrize("kind,line", EXAMPLES)
+def test_each_example_in_the_data(kind, line, quiet_policy, broad_policy):
+    """runs: only a rule naming the form allows it; safe: no such form. reads: allowed with no
+    configuration; changes: not. loses: asks, saying what would be lost, even when everything is
+    allowed; secret: asks, even when everything is allowed."""
     _, normalized = read_line(line)
     forms = [n.exact_form for n in normalized if n.exact_form]
-    assert bool(forms) is runs, forms
+    if kind in ("runs", "safe"):
+        assert bool(forms) is (kind == "runs"), forms
+        return
+    quiet, broad = evaluate(line, quiet_policy), evaluate(line, broad_policy)
+    if kind == "reads":
+        assert quiet.decision == "allow", quiet.reason
+    elif kind == "changes":
+        assert quiet.decision != "allow", quiet.reason
+        assert "would lose" not in broad.reason and "secret" not in broad.reason, broad.reason
+    elif kind == "loses":
+        assert (broad.decision, "would lose" in broad.reason) == ("ask", True), broad.reason
+    else:
+        assert (quiet.decision, broad.decision) == ("ask", "ask"), (quiet.reason, broad.reason)
+        assert "secret" in broad.reason or "credential" in broad.reason, broad.reason
 
 
-@pytest.mark.parametrize("runs,line", [e for e in EXAMPLES if e.values[0]])
-def test_a_broad_allow_rule_does_not_stretch_over_a_form_that_runs_code(runs, line):
-    assert evaluate(line, policy_from("default: allow\nrules:\n  allow: ['*']\n")).decision != "allow"
+@pytest.mark.parametrize("kind,line", [e for e in EXAMPLES if e.values[0] == "runs"])
+def test_a_broad_allow_rule_does_not_stretch_over_a_form_that_runs_code(kind, line, broad_policy):
+    assert evaluate(line, broad_policy).decision != "allow"
 
 
 def test_a_rule_naming_the_option_allows_it():
@@ -105,7 +134,7 @@ def test_versioned_and_pathed_names_find_their_table():
     assert knowledge.table("/usr/bin/python3.12")[0] == "python"
     assert knowledge.table("perl5.36")[0] == "perl"
     assert knowledge.table("gsed")[0] == "sed"
-    assert knowledge.table("ls") is None
+    assert knowledge.table("frobnicate") is None
 
 
 SPEC = Spec(
