@@ -7,7 +7,7 @@ Imported only when a line names a tool that has one.
 
 from __future__ import annotations
 
-from gatekeep.knowledge import code_key
+from gatekeep.knowledge import FROM_A_PIPE, code_key
 from gatekeep.lazyre import lazy
 from gatekeep.options import Parsed
 from gatekeep.shellwords import INTEGER_VARIABLES
@@ -296,6 +296,36 @@ def _printf_arithmetic(parsed: Parsed, shown: str, root: dict, args: list[str]) 
     return None
 
 
+# What a SQL client runs besides SQL: psql's backslash commands, sqlite3's and duckdb's dot
+# commands, mysql's client commands. Those listed here only show or set the display; any
+# other (`\\!`, `.shell`, `system`, `\\o |cmd`, `.output |cmd`, `pager cmd`, `\\i file`...)
+# can run a shell command, or write or read files, and makes the form one that runs code.
+_PSQL_SAFE = frozenset("d dt dv di ds df dn du dx dT l x timing conninfo echo q ? h c connect pset a t H encoding".split())
+_DOT_SAFE = frozenset(
+    "tables schema indexes indices databases headers header mode width nullvalue timer help show dump print quit "
+    "exit separator changes echo bail stats eqp fullschema dbinfo version".split()
+)
+_MYSQL_COMMANDS = frozenset("system pager edit source tee nopager notee".split())
+_SQL_RUNS = lazy(r"(?is)\bprogram\b|\bload_extension\b|\bsys_exec\b|\bxp_cmdshell\b")
+
+
+def _sql_client_commands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
+    texts = parsed.values(*SQL_TEXT_OPTIONS) + (parsed.operands[1:] if root.get("sql-operands") else [])
+    for text in texts:
+        for line in text.replace(";", "\n").split("\n"):
+            line = line.strip()
+            head = line.split(None, 1)[0].lower() if line else ""
+            if head.startswith("\\") and head[1:].rstrip("+S") not in _PSQL_SAFE and head[1:2] != "d":
+                return f"{shown} runs the client command {head}, which can run a shell command or touch files"
+            if head.startswith(".") and head[1:] not in _DOT_SAFE:
+                return f"{shown} runs the dot command {head}, which can run a shell command or touch files"
+            if head in _MYSQL_COMMANDS:
+                return f"{shown} runs the client command {head}, which can run a shell command or touch files"
+        if _SQL_RUNS.search(text):
+            return f"{shown} runs SQL that starts a program or loads code (PROGRAM, load_extension)"
+    return None
+
+
 CHECKS = {
     "number-operand": _number_operand,
     "name-operands": _name_operands,
@@ -314,4 +344,109 @@ CHECKS = {
     "shell-without-hook": _shell_without_hook,
     "root-shell": _root_shell,
     "su-shell": _su_shell,
+    "sql-client-commands": _sql_client_commands,
+}
+
+
+# ---------------------------------------------------------------------------
+# Loss checks: whether a form throws work away, where options alone cannot tell (a table's
+# `loss-checks`). Each gets the parsed arguments, the raw ones, the text fed on standard input
+# (or knowledge.FROM_A_PIPE) and the tool's table.
+# ---------------------------------------------------------------------------
+
+
+def _git_checkout_paths(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    """`git checkout -- PATHS`, `git checkout .`, `git checkout HEAD src/`: paths are overwritten
+    with the index's or a commit's version, and their uncommitted changes are gone. Without `--`
+    git takes a word for a path when it names no branch; gatekeep, which does not ask git, takes
+    it for one when it is `.`, a glob or an existing file (`git checkout feature/x` switches)."""
+    import os
+
+    if "--" in args:
+        return bool(args[args.index("--") + 1 :])
+    operands = parsed.operands
+    if parsed.has("-b", "-B", "--orphan"):  # the new branch is the option's value; one start point
+        return len(operands) >= 2
+    paths = [w for w in operands if w == "." or any(c in w for c in "*?[") or os.path.lexists(w)]
+    return bool(paths) or len(operands) >= 2
+
+
+def _git_restore_worktree(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    """`git restore PATHS` overwrites the working tree; `git restore --staged PATHS` only unstages."""
+    return not parsed.has("-S", "--staged") or parsed.has("-W", "--worktree")
+
+
+def _git_push_refspec(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    """`git push origin +main` forces that ref; `git push origin :main` deletes it."""
+    return any(w.startswith("+") or w.startswith(":") for w in parsed.operands[1:])
+
+
+def _git_push_lease(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    """`--force-with-lease` without an expected commit (`=REF:SHA`): the lease is whatever the
+    remote-tracking branch says, and a fetch in the background makes it pass."""
+    return any(o == "--force-with-lease" and (v is None or ":" not in v or v.endswith(":")) for o, v in parsed.options)
+
+
+def _git_prune_now(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    """`git gc --prune=now` (or `all`) drops unreachable commits at once, with no grace period."""
+    return any(v in ("now", "all") for v in parsed.values("--prune", "--expire"))
+
+
+_SQL_STATEMENT = lazy(r"(?is)\b(drop\s+(table|database|schema|view|index|user|role|function|procedure)|truncate\b)")
+_SQL_DELETE = lazy(r"(?is)\bdelete\s+from\b")
+_SQL_WHERE = lazy(r"(?is)\bwhere\b")
+SQL_TEXT_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "-Q", "-cmd")
+SQL_FILE_OPTIONS = ("-f", "--file", "-i", "--input", "-init")
+MAX_SQL_FILE = 256 * 1024  # a migration read to find a DROP; a larger file is not read, and asks
+
+
+def sql_texts(parsed: Parsed, fed: str | None, positional: bool) -> list[str] | None:
+    """The SQL a client runs: given with -c/-e (and sqlite3's `DB SQL` when `positional`), in the
+    files it is given (-f), and fed on its input; None when some of it cannot be seen (a pipe, a
+    file too large or unreadable)."""
+    texts = parsed.values(*SQL_TEXT_OPTIONS) + (parsed.operands[1:] if positional else [])
+    if fed == FROM_A_PIPE:
+        return None
+    texts += [fed] if fed else []
+    for path in parsed.values(*SQL_FILE_OPTIONS):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read(MAX_SQL_FILE + 1)
+        except OSError:
+            return None
+        if len(text) > MAX_SQL_FILE:
+            return None
+        texts.append(text)
+    return texts
+
+
+def _sql_destroys(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    """SQL that drops or empties a table: DROP, TRUNCATE, or DELETE without WHERE, however it
+    reaches the client (sql_texts); SQL it cannot see counts as such."""
+    texts = sql_texts(parsed, fed, table.get("sql-operands", False))
+    if texts is None:
+        return True
+    for statement in (s for text in texts for s in text.split(";")):
+        if _SQL_STATEMENT.search(statement):
+            return True
+        if _SQL_DELETE.search(statement) and not _SQL_WHERE.search(statement):
+            return True
+    return False
+
+
+def _redis_flush(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
+    if fed == FROM_A_PIPE:
+        return True
+    words = [w.lower() for w in parsed.operands] + (fed.lower().split() if fed else [])
+    return "flushall" in words or "flushdb" in words
+
+
+LOSS_CHECKS = {
+    "git-checkout-paths": _git_checkout_paths,
+    "git-restore-worktree": _git_restore_worktree,
+    "git-push-refspec": _git_push_refspec,
+    "git-push-lease": _git_push_lease,
+    "git-prune-now": _git_prune_now,
+    "sql-destroys": _sql_destroys,
+    "redis-flush": _redis_flush,
 }

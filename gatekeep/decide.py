@@ -24,17 +24,19 @@ from gatekeep.match import Matches, Rule
 from gatekeep.normalize import DIRECTORY_CHANGERS, Normalized
 from gatekeep.parse import FunctionDef, ParseResult
 from gatekeep.policy import Policy
-from gatekeep.readonly import READ_ONLY, is_read_only
+from gatekeep.readonly import is_read_only
 from gatekeep.records import record
-from gatekeep.writes import WriteContext, argument_writes, judge
+from gatekeep.writes import WriteContext, argument_writes, judge, judge_removal
 
 MAX_SUGGESTIONS = 5
 MAX_COMMANDS = 50
 
 
-class CommandVerdict(record("CommandVerdict", "normalized decision rule why")):
+class CommandVerdict(record("CommandVerdict", "normalized decision rule why firm exact", defaults=(False, False))):
     """The verdict for one simple command, and the rule behind it (or None); `why` completes
-    "`cmd` ..." in a sentence."""
+    "`cmd` ..." in a sentence. firm: a deny of the built-in policy, which holds in `mode: audit`
+    too; exact: it asks because it would lose work or read a secret, which only a rule naming
+    the exact command (no `*`) allows."""
 
     __slots__ = ()
 
@@ -43,11 +45,12 @@ class CommandVerdict(record("CommandVerdict", "normalized decision rule why")):
         return self.normalized.command.text
 
 
-class LineVerdict(record("LineVerdict", "decision reason rule commands suggestions")):
+class LineVerdict(record("LineVerdict", "decision reason rule commands suggestions firm", defaults=(False,))):
     """The verdict for a whole line: the strictest of its commands', or the line's own risk.
 
     rule: the Rule behind it or None; commands: a CommandVerdict per simple
-    command; suggestions: patterns that would allow the line.
+    command; suggestions: patterns that would allow the line; firm: a deny that holds in
+    `mode: audit` too (the built-in policy's: `rm -rf ~`, a fork bomb, a write to ~/.bashrc).
     """
 
     __slots__ = ()
@@ -68,10 +71,11 @@ def decide(
     if bomb is not None:
         name = visible(bomb.name)
         reason = f"the line defines `{name}`, a function that runs copies of itself: a fork bomb (built-in policy)"
-        return LineVerdict("deny", reason, None, verdicts, ())
-    denied = next((v for v in verdicts if v.decision == "deny"), None)
+        return LineVerdict("deny", reason, None, verdicts, (), firm=True)
+    denied = next((v for v in verdicts if v.decision == "deny" and v.firm), None)
+    denied = denied or next((v for v in verdicts if v.decision == "deny"), None)
     if denied is not None:
-        return LineVerdict("deny", _sentence(denied), denied.rule, verdicts, ())
+        return LineVerdict("deny", _sentence(denied), denied.rule, verdicts, (), firm=denied.firm)
     if not parsed.complete:
         reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
@@ -105,10 +109,11 @@ def _decide_command(
         rule = getattr(matches, decision)
         if rule is not None:
             why = "is denied" if decision == "deny" else "needs approval"
-            return CommandVerdict(normalized, decision, rule, f"{why} by {rule.describe()}")
+            firm = decision == "deny" and rule.layer == "built-in"
+            return CommandVerdict(normalized, decision, rule, f"{why} by {rule.describe()}", firm)
         write = next((j for j in judged if j is not None and j[0] == decision), None)
         if write is not None:
-            return CommandVerdict(normalized, decision, None, write[1])
+            return CommandVerdict(normalized, decision, None, write[1], decision == "deny")
     if normalized.not_allowable:
         decision = "deny" if policy.default == "deny" else "ask"
         return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
@@ -116,6 +121,9 @@ def _decide_command(
     if maybe is not None:
         why = f"could match {maybe.describe()}, depending on its variables or globs"
         return CommandVerdict(normalized, "ask", maybe, why)
+    concern = _loss_or_secret(normalized, policy, writes)
+    if concern is not None and not _exact(matches.allow):
+        return CommandVerdict(normalized, "ask", None, concern, exact=True)
     if normalized.exact_form and not _names_the_form(matches.allow, normalized):
         return CommandVerdict(
             normalized, "ask", None, f"{normalized.exact_form}: only a rule naming that form allows it"
@@ -133,6 +141,63 @@ def _decide_command(
         None,
         f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
     )
+
+
+def _loss_or_secret(normalized: Normalized, policy: Policy, writes: WriteContext) -> str | None:
+    """Why the command asks whatever rule allows its tool: it throws away work no command brings
+    back (knowledge.form_of: `git reset --hard`, `docker volume rm`; `rm -r` of a .git or of what
+    lies outside the working tree), unless the policy's `loss:` turns that class off; or it
+    shows a secret (`gh auth token`)."""
+    from gatekeep.knowledge import form_of
+
+    def fed() -> str | None:  # read only for a tool whose loss depends on its input (psql, redis-cli)
+        return _input_text(normalized.command)
+
+    for form in normalized.deny_forms:  # as written, and through its wrappers (`sudo git clean -f`)
+        if not form or form in normalized.resolved_forms:
+            continue
+        found = form_of(list(form), fed)
+        if found.secret:
+            return f"shows a secret ({found.secret}), so it asks whatever rule allows the tool"
+        quiet = found.loss_class in policy.quiet_losses
+        if found.loss and not quiet:
+            return f"would lose work: {found.loss} (`loss: {{{found.loss_class}: allow}}` turns these questions off)"
+        if found.removes and "files" not in policy.quiet_losses:
+            for target in found.removes:
+                for directory in normalized.directories or ("",):
+                    why = judge_removal(target, writes, directory)
+                    if why:
+                        return f"would lose work: it {why} (`loss: {{files: allow}}` turns these questions off)"
+    return None
+
+
+MAX_INPUT = 256 * 1024
+
+
+def _input_text(command) -> str | None:
+    """What the command reads on its input, as far as the line shows it: a here-string's or
+    heredoc's text, or a file's (`< dump.sql`, at most MAX_INPUT); FROM_A_PIPE when it cannot
+    be seen (a pipe, a file too large, unreadable or named at run time); None for the terminal."""
+    from gatekeep.knowledge import FROM_A_PIPE
+
+    for redirect in reversed(command.redirects):
+        if redirect.stdin_text is not None:
+            return redirect.stdin_text
+        if redirect.op == "<" and redirect.target is not None:
+            if redirect.dynamic:
+                return FROM_A_PIPE
+            try:
+                with open(redirect.target, encoding="utf-8", errors="replace") as f:
+                    text = f.read(MAX_INPUT + 1)
+            except OSError:
+                return FROM_A_PIPE
+            return text if len(text) <= MAX_INPUT else FROM_A_PIPE
+    return FROM_A_PIPE if command.position > 0 else None
+
+
+def _exact(rule: Rule | None) -> bool:
+    """An allow rule that names the exact command: no `*` (an escaped `\\*` is a literal star)."""
+    return rule is not None and "*" not in rule.pattern.replace("\\*", "")
 
 
 # `:(){ :|:& };:` and its kind, for a line the parser could not read. The name may only start
@@ -277,7 +342,9 @@ def is_command_name(name: str) -> bool:
 
     from gatekeep.arity import load_table
 
-    if name in SHELL_BUILTINS or name in READ_ONLY or name in load_table().tools:
+    from gatekeep.knowledge import load_knowledge
+
+    if name in SHELL_BUILTINS or load_knowledge().table(name) is not None or name in load_table().tools:
         return True
     return shutil.which(name) is not None
 
@@ -291,6 +358,15 @@ def _names_the_form(rule: Rule | None, normalized: Normalized) -> bool:
         return True
     words = rule.pattern.split(" ")
     return any(w.startswith("-") and w in (normalized.allow_form or ()) for w in words[1:])
+
+
+def _exact_pattern(normalized: Normalized) -> str | None:
+    """The rule that allows exactly this command and nothing more (a loss or a secret read):
+    its words as rules see them, `*` escaped; None when a word is known only at run time."""
+    form = normalized.allow_form
+    if not form or normalized.unknown_forms:
+        return None
+    return " ".join(w.replace("*", "\\*") for w in form)
 
 
 def _sentence(verdict: CommandVerdict) -> str:
@@ -307,7 +383,7 @@ def _suggestions(line: str, verdicts: tuple[CommandVerdict, ...]) -> tuple[str, 
     for v in verdicts:
         if v.normalized.command.start > first_line_end:
             continue
-        s = v.normalized.suggestion
+        s = _exact_pattern(v.normalized) if v.exact else v.normalized.suggestion
         # only where an allow rule would change the verdict: asked by the default, not by an ask rule
         if v.decision == "ask" and v.rule is None and s and s not in found:
             found.append(s)

@@ -47,8 +47,8 @@ class Normalized(
     record(
         "Normalized",
         "command name deny_forms allow_form not_allowable suggestion reentry transparent exact_form unknown_forms "
-        "directories",
-        defaults=((), None, None, False, None, (), ()),
+        "directories resolved_forms",
+        defaults=((), None, None, False, None, (), (), ()),
     )
 ):
     """One simple command as the policy sees it: its name, and the forms rules are matched against.
@@ -61,7 +61,8 @@ class Normalized(
     exact_form: inline code or a shell fed by a pipe, why only a rule naming the
     form allows it; unknown_forms: deny forms with their variables, globs...
     marked (see wildmatch.py); directories: where it may run (see place()), empty
-    before place() has run.
+    before place() has run; resolved_forms: the deny forms place() added, with relative
+    paths resolved where the command may run (for rules only: `rm -rf .` is not `rm -rf /x`).
     """
 
     __slots__ = ()
@@ -381,7 +382,7 @@ def place(normalized: list[Normalized], cwd: str) -> list[Normalized]:
         n = normalized[i]
         extra = [f for d in current if d is not None for f in _resolved_forms(n.deny_forms, d, home)]
         extra = list(dict.fromkeys(f for f in extra if f not in n.deny_forms))
-        placed[i] = n._replace(directories=current, deny_forms=n.deny_forms + tuple(extra))
+        placed[i] = n._replace(directories=current, deny_forms=n.deny_forms + tuple(extra), resolved_forms=tuple(extra))
         led = _directory_change(n, current, home)
         if led:
             current = tuple(dict.fromkeys(current + led))

@@ -11,6 +11,8 @@
     mode: enforce       # audit: block and prompt nothing, only record what would have happened
     approve: tty        # who may answer a prompt: tty | remote (`gatekeep approve`) | both
     confirm: key        # word: approving at the prompt takes typing a word of the command
+    loss:               # a class of loss questions turned off (they ask by default, see below)
+      containers: allow
 
 Rules from every layer count, and deny beats ask beats allow, so nothing in
 the user's file can allow what the built-in or system file denies. `default`
@@ -28,6 +30,13 @@ set `audit`.
 sets them, but the system policy's choice is a floor: a user cannot turn an
 enforcing system policy into `mode: audit`, nor a `remote` one into `tty`. A
 project may only make them stricter (`mode: enforce`, `approve: remote`).
+
+A command that would lose work no command brings back (`git reset --hard`,
+`docker volume rm`, `rm -r` outside the working tree: the data in tools/*.toml
+says which) asks even when an allow rule covers its tool. `loss: {CLASS: allow}`
+turns one class of those questions off (git, files, containers, cluster,
+infra, databases); a system policy's `CLASS: ask` is a floor, and a project can
+only turn a class back on.
 
 `audit: {syslog: ...}` is on when any other layer turns it on, and the most
 general layer that does names the socket: a user cannot turn off, nor divert,
@@ -47,7 +56,7 @@ from gatekeep.project import find_project_files, is_trusted, trust_key
 from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "timeout", "rules", "audit", "mode", "approve", "confirm")
+KEYS = ("default", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss")
 MODES = ("audit", "enforce")  # loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
 CONFIRMS = ("key", "word")  # what approves at the prompt: one keypress, or a typed word
@@ -59,8 +68,8 @@ DEFAULT_TIMEOUT = 300
 class Layer(
     record(
         "Layer",
-        "name path text default timeout rules ignored error syslog mode approve confirm",
-        defaults=(None, None, (), (), None, None, None, None, None),
+        "name path text default timeout rules ignored error syslog mode approve confirm loss",
+        defaults=(None, None, (), (), None, None, None, None, None, ()),
     )
 ):
     """One policy file: its text and what it sets.
@@ -70,18 +79,25 @@ class Layer(
     file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
     syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
-    mode, approve, confirm: what the file sets, or None.
+    mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs.
     """
 
     __slots__ = ()
 
 
-class Policy(record("Policy", "layers default default_layer timeout index sha256 syslog mode approve confirm")):
+class Policy(
+    record(
+        "Policy",
+        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses",
+        defaults=(frozenset(),),
+    )
+):
     """The layers combined: the effective default and timeout, and every rule, indexed.
 
     sha256 identifies the policy a decision was made under (recorded in the audit log);
     syslog is the socket audit records also go to, or None; mode is "enforce" or "audit";
-    approve is "tty", "both" or "remote"; confirm is "key" or "word".
+    approve is "tty", "both" or "remote"; confirm is "key" or "word"; quiet_losses are the
+    classes of loss whose questions `loss:` turned off.
     """
 
     __slots__ = ()
@@ -206,7 +222,24 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
     digest_ = sha256 or digest(layers)
-    return Policy(tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve, confirm)
+    quiet = _quiet_losses(layers)
+    return Policy(tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve, confirm, quiet)
+
+
+def _quiet_losses(layers) -> frozenset[str]:
+    """The loss classes turned off: by the system or user layer, unless the system layer asks for
+    that class (a floor) or a project asks for it again (a project can only make it stricter)."""
+    quiet: set[str] = set()
+    floor: set[str] = set()
+    for layer in layers:
+        for name, value in layer.loss:
+            if value == "ask":
+                quiet.discard(name)
+                if layer.name == "system":
+                    floor.add(name)
+            elif layer.name != "project" and name not in floor:
+                quiet.add(name)
+    return frozenset(quiet)
 
 
 def _floored(layers, key: str, order: tuple[str, ...]) -> str:
@@ -304,6 +337,7 @@ def parse_layer(name: str, path: str, text: str) -> Layer:
     mode, approve = _choice(path, data, "mode", MODES), _choice(path, data, "approve", APPROVERS)
     confirm = _choice(path, data, "confirm", CONFIRMS)
     settings = {"syslog": _syslog(path, data), "mode": mode, "approve": approve, "confirm": confirm}
+    settings["loss"] = _loss(path, data)
     return Layer(name, path, text, default, timeout, rules, **settings)
 
 
@@ -314,6 +348,22 @@ def _choice(path: str, data: dict, key: str, choices: tuple[str, ...]) -> str | 
     if value not in choices:
         raise PolicyError(path, f"must be {', '.join(choices[:-1])} or {choices[-1]}", _line(data, key), key)
     return str(value)
+
+
+def _loss(path: str, data: dict) -> tuple[tuple[str, str], ...]:
+    from gatekeep.knowledge import LOSS_CLASSES
+
+    loss = data.get("loss")
+    if loss is None:
+        return ()
+    if not isinstance(loss, dict):
+        raise PolicyError(path, "must be a mapping of loss classes to ask or allow, e.g. {containers: allow}", _line(data, "loss"), "loss")
+    for name, value in loss.items():
+        if name not in LOSS_CLASSES:
+            raise PolicyError(path, f"unknown class; expected one of {', '.join(LOSS_CLASSES)}", _line(loss, name), f"loss.{name}")
+        if value not in ("ask", "allow"):
+            raise PolicyError(path, "must be ask or allow", _line(loss, name), f"loss.{name}")
+    return tuple((str(name), str(value)) for name, value in loss.items())
 
 
 def _syslog(path: str, data: dict) -> bool | str | None:

@@ -152,6 +152,61 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str]):
     return None
 
 
+TEMPORARY = ("/tmp", "/var/tmp")  # and $TMPDIR: what lies below them is disposable by name
+
+
+def judge_removal(target: str, ctx: WriteContext, directory: str | None = "") -> str | None:
+    """Why removing the tree `target` (`rm -r`) would lose work no command brings back, or None:
+    it is a repository's .git, or lies outside the working tree (the git work tree holding the
+    line's directory, else that directory, unless that is the home directory or /, which are
+    nobody's working tree) and below no temporary directory. A path computed at
+    run time, or relative to a directory known only at run time, may be anything."""
+    literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
+    if literal.startswith("~") or any(c in literal for c in "$`"):
+        return f"removes {target}, a path computed at run time, which may hold work"
+    if directory is None and not literal.startswith("/"):
+        return f"removes {target} in a directory known only at run time (after a cd)"
+    if literal.rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
+        return None  # rm refuses to remove `.` or `..`
+    base = ctx.cwd if directory == "" else directory
+    path = "/" + os.path.normpath(os.path.join(base, literal)).lstrip("/")
+    candidates = [path]
+    first_glob = min((path.find(c) for c in "*?[" if c in path), default=-1)
+    if first_glob >= 0:
+        import glob  # only for a recursive rm of a glob; like the shell's, `*` skips dotfiles
+
+        candidates = glob.glob(path) or [path[:first_glob].rsplit("/", 1)[0] or "/"]
+    tree, home = work_tree(ctx.cwd), os.path.realpath(ctx.home)
+    loose = tree in ("/", home)  # no repository: the whole home is no working tree
+    temporary = [t for t in (*TEMPORARY, os.environ.get("TMPDIR", "").rstrip("/")) if t.startswith("/")]
+    for candidate in candidates:
+        resolved = os.path.realpath(candidate)
+        if ".git" in resolved.split("/") or ".git" in candidate.split("/"):
+            return f"removes {candidate}, a repository's history (.git)"
+        if any(resolved.startswith(t + "/") for t in temporary) and not (resolved + "/").startswith(home + "/"):
+            continue
+        if resolved == tree:
+            return f"removes {candidate}, the whole working tree"
+        if not resolved.startswith(tree.rstrip("/") + "/"):
+            return f"removes {candidate}, outside the working tree ({tree})"
+        if loose:
+            return f"removes {candidate}, in {tree} and in no git working tree"
+    return None
+
+
+def work_tree(cwd: str) -> str:
+    """The top of the git work tree holding `cwd` (the nearest directory with a .git), else cwd."""
+    directory = os.path.realpath(cwd)
+    probe = directory
+    while True:
+        if os.path.lexists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return directory
+        probe = parent
+
+
 # Commands that write files named in their arguments, not by a redirection.
 # Each reader gets the words after the tool and returns the paths written.
 

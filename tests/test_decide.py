@@ -8,6 +8,7 @@ words, and prefixes/wrappers.
 
 from __future__ import annotations
 
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
@@ -163,7 +164,8 @@ VERDICTS = [
     ("find . -execdir rm {} +", "deny"),
     ("find . -ok rm {} \\;", "deny"),
     ("find . -name '*.o' -delete", "deny"),
-    ("find . -exec grep -l x {} +", "ask"),  # find with -exec is not read-only: it needs a rule
+    ("find . -exec grep -l x {} +", "allow"),  # find only reads; the command -exec runs is judged on its own
+    ("find . -exec ./fix.sh {} +", "ask"),
     # more wrappers, and the strings some of them hand to a shell
     ("setsid rm x", "deny"),
     ("setsid -f rm x", "deny"),
@@ -472,3 +474,105 @@ MATCHING = "rules:\n  allow: ['git *', 'find *', 'echo *']\n  deny: ['git checko
 )
 def test_matching_bugs_found_by_peers_suites(line, decision):
     assert evaluate(line, policy_from(MATCHING)).decision == decision
+
+
+# Loss: what throws work away asks even when a rule allows the tool (issue 16)
+TOOLS_ALLOWED = "rules:\n  allow: ['git *', 'docker *', 'kubectl *', 'rm *', 'psql *', 'cat *', 'terraform *', 'redis-cli *']\n"
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("git status", "allow"),
+        ("git push origin main", "allow"),
+        ("git reset --soft HEAD~1", "allow"),
+        ("git clean -n", "allow"),
+        ("git reset --hard", "ask"),
+        ("git clean -fdx", "ask"),
+        ("git checkout -- .", "ask"),
+        ("git push --force", "ask"),
+        ("git push origin +main", "ask"),
+        ("git stash clear", "ask"),
+        ("git branch -D old", "ask"),
+        ("git branch -d old", "allow"),
+        ("sudo git clean -f", "ask"),  # seen through its wrapper
+        ("docker ps", "allow"),
+        ("docker system prune -af --volumes", "ask"),
+        ("kubectl delete pod web-1", "allow"),
+        ("kubectl delete namespace prod", "ask"),
+        ("terraform plan", "allow"),
+        ("terraform apply -destroy", "ask"),
+        ("psql -c 'select 1' app", "allow"),
+        ("psql -c 'DROP TABLE users' app", "ask"),
+        ("cat q.sql | psql app", "ask"),  # SQL it cannot see
+        ("psql app <<'EOF'\ndelete from t\nEOF", "ask"),
+        ("redis-cli get k", "allow"),
+        ("redis-cli flushall", "ask"),
+    ],
+)
+def test_loss_asks_whatever_rule_allows_the_tool(line, decision, tmp_path):
+    verdict = evaluate(line, policy_from(TOOLS_ALLOWED), str(tmp_path))
+    assert verdict.decision == decision, verdict.reason
+    if decision == "ask":
+        assert "would lose work" in verdict.reason, verdict.reason
+
+
+def test_a_rule_naming_the_exact_command_allows_a_loss_and_is_what_the_question_offers(tmp_path):
+    asked = evaluate("git reset --hard", policy_from(TOOLS_ALLOWED), str(tmp_path))
+    assert asked.suggestions == ("git reset --hard",)
+    policy = policy_from(TOOLS_ALLOWED.replace("['git *'", "['git reset --hard', 'git *'"))
+    assert evaluate("git reset --hard", policy, str(tmp_path)).decision == "allow"
+    assert evaluate("git reset --hard HEAD~3", policy, str(tmp_path)).decision == "ask"
+
+
+def test_a_class_of_loss_questions_can_be_turned_off(tmp_path):
+    policy = policy_from(TOOLS_ALLOWED + "loss:\n  git: allow\n")
+    assert evaluate("git reset --hard", policy, str(tmp_path)).decision == "allow"
+    assert evaluate("docker volume rm data", policy, str(tmp_path)).decision == "ask"
+
+
+def test_sql_read_from_a_file_is_read(tmp_path):
+    (tmp_path / "ok.sql").write_text("select * from users;\n")
+    (tmp_path / "drop.sql").write_text("begin;\nDROP TABLE users;\ncommit;\n")
+    policy = policy_from(TOOLS_ALLOWED)
+    for line, decision in [("psql app < ok.sql", "allow"), ("psql app < drop.sql", "ask"), ("psql -f drop.sql app", "ask")]:
+        with chdir(tmp_path):
+            assert evaluate(line, policy, str(tmp_path)).decision == decision, line
+
+
+@pytest.fixture
+def repository(tmp_path, monkeypatch):
+    """A git work tree (tmp_path/repo, with build/ and .git/) the line runs in; tmp_path lies
+    below /tmp, so only /var/tmp stays a temporary directory here."""
+    from gatekeep import writes
+
+    monkeypatch.setattr(writes, "TEMPORARY", ("/var/tmp",))
+    monkeypatch.delenv("TMPDIR", raising=False)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "build").mkdir()
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(repo)
+    return repo
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("rm -rf build", "allow"),
+        ("rm -rf b*", "allow"),  # `*` skips .git, as the shell's does
+        ("rm -r build/../build", "allow"),
+        ("rm -f ../other/x", "allow"),  # not recursive: one file
+        ("rm -rf .git", "ask"),
+        ("rm -rf .*", "ask"),  # matches .git
+        ("rm -rf ../other", "ask"),  # outside the working tree
+        ("rm -r ~/notes", "ask"),
+        ("rm -rf $DIR", "ask"),  # known only at run time
+        ("cd .. && rm -rf other", "ask"),
+        ("rm -rf /var/tmp/gatekeep-test-scratch/out", "allow"),  # below a temporary directory
+        ("rm -rf .", "allow"),  # rm refuses `.`
+    ],
+)
+def test_recursive_removal_of_what_lies_outside_the_working_tree_asks(repository, line, decision):
+    verdict = evaluate(line, policy_from(TOOLS_ALLOWED), str(repository))
+    assert verdict.decision == decision, verdict.reason

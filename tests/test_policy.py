@@ -26,6 +26,9 @@ from tests.conftest import write
         ("- just\n- a list\n", 1, None, "mapping"),
         ("rules:\n  allow: [unclosed\n", None, None, "invalid YAML"),
         ("default: ask\ndefault: allow\n", None, None, "invalid YAML"),
+        ("loss: allow\n", 1, "loss", "mapping of loss classes"),
+        ("loss:\n  docker: allow\n", 2, "loss.docker", "expected one of git, files, containers"),
+        ("loss:\n  git: never\n", 2, "loss.git", "ask or allow"),
     ],
 )
 def test_a_broken_policy_names_file_line_and_key(paths, text, line, key, message):
@@ -154,3 +157,27 @@ def test_confirm_by_layer(paths, system, user, expected):
     if user:
         write(paths.user_policy, f"confirm: {user}\n")
     assert load_policy(paths).confirm == expected
+
+
+# (system, user, project, quiet classes): a user turns a class of loss questions off; the
+# system's `ask` is a floor, and a project can only turn a class back on
+LOSS_LAYERS = [
+    (None, None, None, set()),
+    (None, "git: allow\n  containers: allow", None, {"git", "containers"}),
+    ("git: ask", "git: allow\n  containers: allow", None, {"containers"}),
+    ("git: allow", None, None, {"git"}),
+    (None, "git: allow", "git: ask", set()),
+    (None, None, "git: allow", set()),  # a repository cannot quiet the user's questions
+]
+
+
+@pytest.mark.parametrize("system,user,project,expected", LOSS_LAYERS)
+def test_loss_classes_by_layer(paths, tmp_path, system, user, project, expected):
+    for path, text in ((paths.system_policy, system), (paths.user_policy, user), (tmp_path / "repo" / ".gatekeep.yaml", project)):
+        if text:
+            write(path, f"loss:\n  {text}\n")
+    (tmp_path / "repo").mkdir(exist_ok=True)
+    policy = load_policy(paths, cwd=str(tmp_path / "repo"))
+    assert set(policy.quiet_losses) == expected
+    verdict = evaluate("git reset --hard", policy)
+    assert ("would lose work" in verdict.reason) == ("git" not in expected), verdict.reason

@@ -1397,7 +1397,7 @@ _ok(B, "rm -rf ./build")
 _ok(B, "rm -rf /tmp/build-cache")
 _ok(B, "chmod -R 755 src")
 _ok(B, "dd if=/dev/zero of=./disk.img bs=1M count=10")
-_ok(B, "rm -rf ~/project/build")
+_ok(B, "rm -rf ~/project/build", cwd="~/project")  # inside the working tree; from elsewhere it is a loss and asks
 
 
 # ---------------------------------------------------------------------------
