@@ -371,7 +371,8 @@ def test_a_real_audit_mode_roll_out(tmp_path, paths):
     write(paths.user_policy, "mode: audit\n")
     for line in ROLL_OUT:
         result = _gatekeep("check", "--no-prompt", "--", line, cwd=tmp_path)
-        assert result.returncode == 0, (line, result.stderr)  # audit mode blocks nothing
+        # audit mode blocks nothing but what the built-in policy denies
+        assert result.returncode == (1 if line == "rm -rf ~" else 0), (line, result.stderr)
     # a week later, two rules were added by hand
     write(paths.user_policy, "mode: audit\nrules:\n  allow: ['pip install *']\n  deny: ['make deploy']\n")
 
@@ -380,7 +381,7 @@ def test_a_real_audit_mode_roll_out(tmp_path, paths):
     stats = json.loads(result.stdout)
     assert stats["records"] == len(ROLL_OUT) == stats["audit_mode"]
     assert stats["decisions"] == {"allow": 1, "ask": 9, "deny": 1}
-    assert stats["outcomes"] == {"allow": 11, "deny": 0}
+    assert stats["outcomes"] == {"allow": 10, "deny": 1}
     assert stats["answers"] == {} and stats["prompted"] == 0
     assert stats["top_names"] == [
         {"name": "npm run build", "asks": 3},

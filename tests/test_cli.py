@@ -311,9 +311,11 @@ def test_a_typical_line_started_as_the_hooks_do_imports_no_costly_stdlib_module(
     assert warm.stdout.strip() == "[]", warm.stdout + warm.stderr
 
 
-@pytest.mark.parametrize("line,decision", [("rm -rf ~", "deny"), ("npm install", "ask"), ("git status", "allow")])
+@pytest.mark.parametrize(
+    "line,decision", [("make deploy", "deny"), ("npm install", "ask"), ("git status", "allow"), ("git reset --hard", "ask")]
+)
 def test_audit_mode_blocks_nothing_and_records_what_would_have_happened(capsys, paths, line, decision):
-    write(paths.user_policy, "mode: audit\n")
+    write(paths.user_policy, "mode: audit\nrules:\n  deny: ['make deploy']\n")
     code, _, err = run(capsys, "check", "--", line)
     assert code == 0
     (record,) = audit.read_last(paths.audit_log, 1)
@@ -324,6 +326,15 @@ def test_audit_mode_blocks_nothing_and_records_what_would_have_happened(capsys, 
         False,
     )
     assert ("it would " + decision in err) == (decision != "allow")
+
+
+@pytest.mark.parametrize("line", ["rm -rf ~", ":(){ :|:& };:", "echo x >> ~/.bashrc", "sudo rm -rf /"])
+def test_audit_mode_still_blocks_what_the_built_in_policy_denies(capsys, paths, line):
+    write(paths.user_policy, "mode: audit\nrules:\n  allow: ['*']\n")
+    code, _, err = run(capsys, "check", "--", line)
+    assert code == 1 and "blocked even in audit mode" in err
+    (record,) = audit.read_last(paths.audit_log, 1)
+    assert (record["decision"], record["outcome"], record["mode"]) == ("deny", "deny", "audit")
 
 
 def test_an_enforcing_system_policy_keeps_a_user_from_audit_mode(capsys, paths):

@@ -36,7 +36,10 @@ def check(
         if layer.error:
             print(f"gatekeep: {layer.error}; every line asks until it is fixed", file=sys.stderr)
     verdict = evaluate(line, policy, record["cwd"])
-    audit_only = policy.mode == "audit"  # roll-out: record what would happen, block and prompt nothing
+    # roll-out: record what would happen, block and prompt nothing, except what the built-in
+    # policy denies (`rm -rf ~`, a fork bomb, a write to ~/.bashrc), which no mode lets run
+    audit_mode = policy.mode == "audit"
+    audit_only = audit_mode and not verdict.firm
     answer = None
     on_terminal = bool(record["tty"]) and sys.stdin.isatty()
     if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
@@ -58,7 +61,7 @@ def check(
     )
     if answer is not None and answer.source != "tty":
         record["answered_from"] = answer.source
-    if audit_only:
+    if audit_mode:
         record["mode"] = "audit"
     save_record(paths.audit_log, record, policy.syslog)
 
@@ -71,7 +74,8 @@ def check(
         if not answer.approved:
             print(f"gatekeep: blocked: not approved ({answer.answer})", file=sys.stderr)
     elif outcome == "deny":
-        print(f"gatekeep: blocked ({verdict.decision}): {verdict.reason}", file=sys.stderr)
+        firm = " even in audit mode" if audit_mode else ""
+        print(f"gatekeep: blocked{firm} ({verdict.decision}): {verdict.reason}", file=sys.stderr)
         if verdict.suggestions:
             hint = " ; ".join(f"gatekeep rules add '{s}'" for s in verdict.suggestions)
             print(f"gatekeep: to allow it from now on: {visible(hint)}", file=sys.stderr)
