@@ -6,6 +6,15 @@ their specifiers are close to gatekeep patterns already: `*` is a wildcard in
 both, and Claude's legacy prefix form `npm run test:*` is what gatekeep reads
 as `npm run test *` (a trailing ` *` also matches the bare command). What does
 not carry over is skipped with the reason, never guessed at.
+
+Read and Edit rules (Write, MultiEdit and NotebookEdit too) name paths: their deny
+and ask entries become the policy's `protect: {read|write: ...}`, so that no shell
+command reads or writes what Claude's own tools may not. Claude's `//abs` is the
+absolute `/abs`, `~/x` stays, a trailing `/**` names the directory (gatekeep's
+entries cover what lies below), and `./x`, `x` or `**/x` (relative to the project)
+becomes `x` wherever it lies (`src/**` all below any `src`): a little broader, never
+narrower. An allow of a path
+adds nothing to a gate that only protects: skipped.
 """
 
 from __future__ import annotations
@@ -21,8 +30,9 @@ _ENTRY = re.compile(r"([A-Za-z0-9_.-]+)(?:\((.*)\))?", re.DOTALL)
 _SEPARATORS = ("&&", "||", ";", "\n")
 
 
-class Converted(namedtuple("Converted", "entry verdict pattern skipped")):
-    """One settings entry under `verdict`: its gatekeep `pattern`, or None and why it was `skipped`."""
+class Converted(namedtuple("Converted", "entry verdict pattern skipped action", defaults=(None,))):
+    """One settings entry under `verdict`: its gatekeep `pattern`, or None and why it was `skipped`;
+    action: "read" or "write" for a path to protect (then pattern is the path)."""
 
     __slots__ = ()
 
@@ -49,6 +59,8 @@ def convert_entry(entry: object, verdict: str) -> Converted:
     if found is None or not _balanced(found.group(2) or ""):
         return Converted(entry, verdict, None, "not a rule of the form Tool or Tool(specifier)")
     tool, specifier = found.group(1), found.group(2)
+    if tool in PATH_TOOLS:
+        return _convert_path(entry, verdict, PATH_TOOLS[tool], specifier)
     if tool != "Bash":
         return Converted(entry, verdict, None, "not a shell command")
     specifier = specifier if specifier and specifier.strip() else "*"  # bare `Bash`: every command
@@ -68,6 +80,29 @@ def convert_entry(entry: object, verdict: str) -> Converted:
         reason = "would allow any command in a part of a pipeline; write that part out"
         return Converted(entry, verdict, None, reason)
     return Converted(entry, verdict, pattern, None)
+
+
+PATH_TOOLS = {"Read": "read", "Edit": "write", "Write": "write", "MultiEdit": "write", "NotebookEdit": "write"}
+
+
+def _convert_path(entry: str, verdict: str, action: str, specifier: str | None) -> Converted:
+    if verdict == "allow":
+        return Converted(entry, verdict, None, "gatekeep protects paths from reading and writing; an allow adds nothing")
+    path = (specifier or "").strip()
+    if not path:
+        return Converted(entry, verdict, None, "names no path; gatekeep protects named paths only")
+    if path.startswith("//"):
+        path = path[1:]
+    elif path.startswith("/"):  # relative to the settings file's project: wherever it lies
+        path = path.lstrip("/")
+    path = path.removeprefix("./")
+    while path.startswith("**/"):
+        path = path[3:]
+    if path.startswith(("/", "~/")) and path.endswith("/**"):
+        path = path[:-3]  # an anchored entry covers what lies below it
+    if not path.replace("*", "").replace("/", ""):
+        return Converted(entry, verdict, None, "names every path; gatekeep protects named paths only")
+    return Converted(entry, verdict, path, None, action)
 
 
 def _balanced(text: str) -> bool:

@@ -65,7 +65,11 @@ def decide(
 ) -> LineVerdict:
     writes = writes or WriteContext.here(None)
     links = links_made(normalized)
-    verdicts = tuple(_decide_command(n, m, policy, writes, links) for n, m in zip(normalized, matches, strict=True))
+    feeding = _feeding(parsed)
+    loops = frozenset(parsed.loop_variables)
+    verdicts = tuple(
+        _decide_command(n, m, policy, writes, links, feeding, loops) for n, m in zip(normalized, matches, strict=True)
+    )
     suggestions = _suggestions(parsed.line, verdicts)
     bomb = fork_bomb(parsed)
     if bomb is not None:
@@ -80,6 +84,7 @@ def decide(
         reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
     risk = _line_risk(parsed, normalized) or _runs_what_it_writes(normalized, writes, links)
+    risk = risk or _names_a_secret(parsed, policy, writes)
     if risk is None and parsed.risks:
         risk = f"the line cannot be allowed: {parsed.risks[0]}"
     if risk is not None:
@@ -95,7 +100,13 @@ def decide(
 
 
 def _decide_command(
-    normalized: Normalized, matches: Matches, policy: Policy, writes: WriteContext, links: dict[str, str]
+    normalized: Normalized,
+    matches: Matches,
+    policy: Policy,
+    writes: WriteContext,
+    links: dict[str, str],
+    feeding=lambda command: False,
+    loops: frozenset[str] = frozenset(),
 ) -> CommandVerdict:
     redirects = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file]
     targets = redirects + [
@@ -105,6 +116,16 @@ def _decide_command(
     targets += [(through, True) for t, _ in targets for through in _through_links(t, links)]
     directories = normalized.directories or ("",)
     judged = [judge(target, dynamic, writes, d) for target, dynamic in targets for d in directories]
+    judged += _protected_writes(targets, directories, policy, writes)
+    secret = None
+    if policy.protected:
+        from gatekeep.protect import judge_reads
+
+        secret = judge_reads(
+            normalized, policy.protected, writes.home, writes.cwd, lambda: feeding(normalized.command), loops
+        )
+    if secret is not None and secret[0].verdict == "deny":
+        return CommandVerdict(normalized, "deny", None, _read_why(secret))
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
         if rule is not None:
@@ -121,7 +142,7 @@ def _decide_command(
     if maybe is not None:
         why = f"could match {maybe.describe()}, depending on its variables or globs"
         return CommandVerdict(normalized, "ask", maybe, why)
-    concern = _loss_or_secret(normalized, policy, writes)
+    concern = _loss_or_secret(normalized, policy, writes) or (secret and _read_why(secret))
     if concern is not None and not _exact(matches.allow):
         return CommandVerdict(normalized, "ask", None, concern, exact=True)
     if normalized.exact_form and not _names_the_form(matches.allow, normalized):
@@ -141,6 +162,76 @@ def _decide_command(
         None,
         f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
     )
+
+
+def _protected_writes(targets, directories, policy: Policy, writes: WriteContext) -> list[tuple[str, str]]:
+    """(verdict, why) for each write to a path the policy's `protect: write:` names."""
+    if not any(e.action == "write" for e in policy.protected):
+        return []
+    from gatekeep.protect import judge_path
+
+    found = []
+    for target, dynamic in targets:
+        for directory in directories:
+            hit = judge_path(policy.protected, "write", target, dynamic, writes.home, directory or writes.cwd)
+            if hit:
+                found.append((hit[0].verdict, f"writes to {hit[1]}, protected by {hit[0].describe()}"))
+    return found
+
+
+def _read_why(secret) -> str:
+    entry, word, path = secret
+    shown = word if path in (word, word.rstrip("/")) else f"{word} ({path})"
+    return f"reads {shown}, {_what(entry, path, word)} protected by {entry.describe()}"
+
+
+def _what(entry, path: str, word: str) -> str:
+    import os
+
+    from gatekeep.protect import protects
+
+    if os.path.isdir(path) and not protects(entry, path, os.path.expanduser("~")):
+        return "a directory holding a secret"
+    return "a secret"
+
+
+def _names_a_secret(parsed: ParseResult, policy: Policy, writes: WriteContext) -> str | None:
+    """A `for` list (or another word outside the commands) that names a protected file: the loop's
+    commands read it through a variable no rule can see (`for f in ~/.ssh/*; do cat $f; done`)."""
+    if not parsed.names or not policy.protected:
+        return None
+    from gatekeep.protect import judge_path, pieces
+
+    for word in parsed.names:
+        for piece in pieces(word.value):
+            hit = judge_path(policy.protected, "read", piece, word.dynamic, writes.home, writes.cwd)
+            if hit:
+                return f"the line names {visible(piece)}, {_what(hit[0], hit[1], piece)} protected by {hit[0].describe()}, for its commands to use"
+    return None
+
+
+def _feeding(parsed: ParseResult):
+    """A test of whether what a command prints goes on to another command: it is piped on, or
+    it runs inside a `$( )`, a backquote or a process substitution."""
+
+    def feeding(command) -> bool:
+        if command.pipeline >= 0 and any(
+            c.pipeline == command.pipeline and c.position == command.position + 1 for c in parsed.commands
+        ):
+            return True
+        return command.start < 0 or _in_substitution(parsed.line, command.start)
+
+    return feeding
+
+
+def _in_substitution(line: str, at: int) -> bool:
+    from gatekeep.shellwords import expansion_end
+
+    for i in range(at):
+        opens = line[i] == "`" or (line[i] in "$<>" and line[i + 1 : i + 2] == "(")
+        if opens and expansion_end(line, i) > at:
+            return True
+    return False
 
 
 def _loss_or_secret(normalized: Normalized, policy: Policy, writes: WriteContext) -> str | None:

@@ -76,6 +76,7 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
     complete = parsed.complete
     functions = list(parsed.functions)
     risks = list(parsed.risks)
+    names, loops = list(parsed.names), list(parsed.loop_variables)
     result: list[Normalized] = []
     pipelines = max((n.command.pipeline for n in normalized), default=0)
     for n in normalized:
@@ -102,8 +103,10 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
         problems.extend(inner.problems)
         functions.extend(inner.functions)
         risks.extend(inner.risks)
+        names.extend(inner.names)
+        loops.extend(inner.loop_variables)
     commands = tuple(n.command for n in result)
-    merged = ParseResult(parsed.line, commands, complete, tuple(problems), tuple(functions), tuple(risks))
+    merged = ParseResult(parsed.line, commands, complete, tuple(problems), tuple(functions), tuple(risks), tuple(names), tuple(loops))
     return merged, result
 
 

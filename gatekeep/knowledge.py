@@ -85,8 +85,17 @@ LIST_KEYS = (
     "secret-operands",
     "secret-options",
     "removes-with",
+    "credential-options",
 )
-BOOL_KEYS = ("program-operand", "stdin-program", "name-operands", "script-operands", "read-only", "sql-operands")
+BOOL_KEYS = (
+    "program-operand",
+    "stdin-program",
+    "name-operands",
+    "script-operands",
+    "read-only",
+    "sql-operands",
+    "reads-no-content",
+)
 EXAMPLES = "examples"  # checked by the tests, not compiled
 # runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
@@ -420,6 +429,29 @@ def scripts_in(argv: list[str]) -> list[str]:
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
         if sub is None:
             return scripts
+        table, args = sub, args[parsed.first_operand + 1 :]
+
+
+def reads_no_content(argv: list[str]) -> bool:
+    """Whether the tool reads no file's content, only names and metadata (`ls`, `stat`, `cd`):
+    it may name a protected file (protect.py)."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    return found is not None and found[1].get("reads-no-content", False)
+
+
+def credential_values(argv: list[str]) -> list[str]:
+    """The values of the form's credential options: secrets it uses without showing them
+    (`ssh -i KEY`, `docker run --env-file .env`)."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    table, args, values = found[1], argv[1:], []
+    while True:
+        parsed = parse(args, spec_of(table))
+        values += parsed.values(*table.get("credential-options", ()))
+        sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
+        if sub is None:
+            return values
         table, args = sub, args[parsed.first_operand + 1 :]
 
 

@@ -96,13 +96,17 @@ class FunctionDef(record("FunctionDef", "name self_calls self_call_in_pipeline c
 
 
 class ParseResult(
-    record("ParseResult", "line commands complete problems functions risks", defaults=(True, (), (), ()))
+    record("ParseResult", "line commands complete problems functions risks names loop_variables", defaults=(True, (), (), (), (), ()))
 ):
     """Every simple command of a line; `complete` is False when the parse cannot be trusted.
 
     risks: why the line can never be allowed although it was read completely: a
     word outside any simple command (a `for` list, say) whose expansion is not
     proven inert. A word inside a command makes that command's problems instead.
+    names: the Words outside any simple command (a `for` list, a `case` subject), which
+    may name files the commands then read (`for f in ~/.ssh/*; do cat $f; done`);
+    loop_variables: the variables of `for` loops over words known here (no `$`, no backquote),
+    which therefore hold only what `names` shows.
     """
 
     __slots__ = ()
@@ -213,7 +217,10 @@ def parse_with_bashlex(line: str) -> ParseResult:
     if problems:
         return _incomplete(line, walker.commands, *problems, functions=walker.functions)
     risks = tuple(walker.risks)
-    return ParseResult(line, tuple(walker.commands), functions=tuple(walker.functions), risks=risks)
+    return ParseResult(
+        line, tuple(walker.commands), functions=tuple(walker.functions), risks=risks, names=tuple(walker.names),
+        loop_variables=tuple(walker.loop_variables),
+    )
 
 
 def _incomplete(line: str, found, *problems: str, functions=()) -> ParseResult:
@@ -269,6 +276,8 @@ class _Walker:
         self.pipelines = 0
         self.functions: list[FunctionDef] = []
         self.risks: list[str] = []  # unsafe words outside simple commands
+        self.names: list[Word] = []  # the words outside simple commands
+        self.loop_variables: list[str] = []
 
     def cover(self, start: int, end: int) -> None:
         self.covered[start:end] = b"\x01" * (end - start)
@@ -299,6 +308,7 @@ class _Walker:
             self.walk(node.command)
         elif kind in ("word", "assignment"):  # outside a simple command: a `for` list, a function's name
             word = self.word(node)
+            self.names.append(word)
             if word.unsafe:
                 self.risks.append(word.unsafe)
         elif kind in ("reservedword", "operator", "pipe"):
@@ -309,6 +319,11 @@ class _Walker:
             self.function(node)
         else:
             first = len(self.commands)
+            if kind == "for":
+                words = [p for p in node.parts if p.kind == "word"]
+                texts = [self.line[slice(*w.pos)] for w in words[1:]]
+                if words and not any("$" in t or "`" in t for t in texts):
+                    self.loop_variables.append(self.line[slice(*words[0].pos)])
             for child in _children(node):
                 self.walk(child)
             # `{ ...; } > file`, `while ...; done < file`: the redirection applies to every command inside

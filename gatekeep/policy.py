@@ -13,6 +13,11 @@
     confirm: key        # word: approving at the prompt takes typing a word of the command
     loss:               # a class of loss questions turned off (they ask by default, see below)
       containers: allow
+    protect:            # paths no command may read or write without a question (or at all)
+      read:
+        ask: ["~/work/secrets", {path: "*.key", except: ["test-*.key"]}]
+      write:
+        deny: ["~/.gnupg"]
 
 Rules from every layer count, and deny beats ask beats allow, so nothing in
 the user's file can allow what the built-in or system file denies. `default`
@@ -38,6 +43,12 @@ turns one class of those questions off (git, files, containers, cluster,
 infra, databases); a system policy's `CLASS: ask` is a floor, and a project can
 only turn a class back on.
 
+`protect:` entries of every layer count, the built-in one's first (it asks before
+any command reads a credential file: private SSH keys, `.env`, cloud credentials,
+token files; see default_policy.yaml and protect.py for how paths are matched).
+A protected read or write asks (or is denied) whatever rule allows the command;
+only an allow rule naming the exact command, with no `*`, lets a read through.
+
 `audit: {syslog: ...}` is on when any other layer turns it on, and the most
 general layer that does names the socket: a user cannot turn off, nor divert,
 what the system policy sends to the system log.
@@ -56,7 +67,7 @@ from gatekeep.project import find_project_files, is_trusted, trust_key
 from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss")
+KEYS = ("default", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect")
 MODES = ("audit", "enforce")  # loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
 CONFIRMS = ("key", "word")  # what approves at the prompt: one keypress, or a typed word
@@ -68,8 +79,8 @@ DEFAULT_TIMEOUT = 300
 class Layer(
     record(
         "Layer",
-        "name path text default timeout rules ignored error syslog mode approve confirm loss",
-        defaults=(None, None, (), (), None, None, None, None, None, ()),
+        "name path text default timeout rules ignored error syslog mode approve confirm loss protect",
+        defaults=(None, None, (), (), None, None, None, None, None, (), ()),
     )
 ):
     """One policy file: its text and what it sets.
@@ -79,7 +90,8 @@ class Layer(
     file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
     syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
-    mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs.
+    mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs;
+    protect: (action, verdict, path, excepts) for each protected path.
     """
 
     __slots__ = ()
@@ -88,8 +100,8 @@ class Layer(
 class Policy(
     record(
         "Policy",
-        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses",
-        defaults=(frozenset(),),
+        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected",
+        defaults=(frozenset(), ()),
     )
 ):
     """The layers combined: the effective default and timeout, and every rule, indexed.
@@ -97,7 +109,8 @@ class Policy(
     sha256 identifies the policy a decision was made under (recorded in the audit log);
     syslog is the socket audit records also go to, or None; mode is "enforce" or "audit";
     approve is "tty", "both" or "remote"; confirm is "key" or "word"; quiet_losses are the
-    classes of loss whose questions `loss:` turned off.
+    classes of loss whose questions `loss:` turned off; protected holds the protect.Entry of
+    every layer, the built-in policy's first.
     """
 
     __slots__ = ()
@@ -223,7 +236,12 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
     index = RuleIndex(tuple(layers), by_word, wild)
     digest_ = sha256 or digest(layers)
     quiet = _quiet_losses(layers)
-    return Policy(tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve, confirm, quiet)
+    from gatekeep.protect import Entry
+
+    protected = tuple(Entry(*fields, layer.name) for layer in layers for fields in layer.protect)
+    return Policy(
+        tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve, confirm, quiet, protected
+    )
 
 
 def _quiet_losses(layers) -> frozenset[str]:
@@ -338,6 +356,7 @@ def parse_layer(name: str, path: str, text: str) -> Layer:
     confirm = _choice(path, data, "confirm", CONFIRMS)
     settings = {"syslog": _syslog(path, data), "mode": mode, "approve": approve, "confirm": confirm}
     settings["loss"] = _loss(path, data)
+    settings["protect"] = _protect(path, data)
     return Layer(name, path, text, default, timeout, rules, **settings)
 
 
@@ -364,6 +383,52 @@ def _loss(path: str, data: dict) -> tuple[tuple[str, str], ...]:
         if value not in ("ask", "allow"):
             raise PolicyError(path, "must be ask or allow", _line(loss, name), f"loss.{name}")
     return tuple((str(name), str(value)) for name, value in loss.items())
+
+
+def _protect(path: str, data: dict) -> tuple[tuple[str, str, str, tuple[str, ...]], ...]:
+    """`protect: {read|write: {ask|deny: [PATH | {path: PATH, except: [PATH...]}]}}`."""
+    from gatekeep.protect import ACTIONS
+
+    section = data.get("protect")
+    if section is None:
+        return ()
+    example = "e.g. {read: {ask: [~/.aws/credentials]}}"
+    if not isinstance(section, dict):
+        raise PolicyError(path, f"must be a mapping of read and write to ask and deny lists, {example}", _line(data, "protect"), "protect")
+    found = []
+    for action, verdicts in section.items():
+        where = f"protect.{action}"
+        if action not in ACTIONS:
+            raise PolicyError(path, "unknown key; expected read or write", _line(section, action), where)
+        if not isinstance(verdicts, dict):
+            raise PolicyError(path, f"must be a mapping of ask and deny to lists, {example}", _line(section, action), where)
+        for verdict, entries in verdicts.items():
+            if verdict not in ("ask", "deny"):
+                raise PolicyError(path, "unknown key; expected ask or deny", _line(verdicts, verdict), f"{where}.{verdict}")
+            if not isinstance(entries, list):
+                raise PolicyError(path, "must be a list of paths", _line(verdicts, verdict), f"{where}.{verdict}")
+            for i, entry in enumerate(entries):
+                at = f"{where}.{verdict}[{i}]"
+                line = entries.lc.item(i)[0] + 1 if hasattr(entries, "lc") else None
+                pattern, excepts = _protect_entry(path, entry, line, at)
+                found.append((str(action), str(verdict), pattern, excepts))
+    return tuple(found)
+
+
+def _protect_entry(path: str, entry, line: int | None, at: str) -> tuple[str, tuple[str, ...]]:
+    if isinstance(entry, str):
+        entry = {"path": entry}
+    if not isinstance(entry, dict) or set(entry) - {"path", "except"}:
+        raise PolicyError(path, "each entry is a path, or {path: PATH, except: [PATH, ...]}", line, at)
+    pattern, excepts = entry.get("path"), entry.get("except") or []
+    if not isinstance(excepts, list):
+        raise PolicyError(path, "except must be a list of paths", line, at)
+    for value in (pattern, *excepts):
+        if not isinstance(value, str) or not value.strip() or "\0" in value:
+            raise PolicyError(path, "each path must be a non-empty string", line, at)
+        if value.startswith("~") and not (value == "~" or value.startswith("~/")):
+            raise PolicyError(path, "a path may start with ~/ but not ~user/", line, at)
+    return str(pattern).rstrip("/") or "/", tuple(str(e) for e in excepts)
 
 
 def _syslog(path: str, data: dict) -> bool | str | None:

@@ -60,10 +60,11 @@ def add_rule(paths: Paths, policy: Path, pattern: str, verdict: str) -> str:
 
 
 def add_rules(
-    paths: Paths, policy: Path, rules: list[tuple[str, str]], move: bool = True, write: bool = True
+    paths: Paths, policy: Path, rules: list[tuple[str, str]], move: bool = True, write: bool = True, protect=()
 ) -> list[str]:
     """Add each (pattern, verdict) in order, under one lock and with one write; returns what happened to each:
-    "added", "exists", "moved from VERDICT", or, with move=False, "kept as VERDICT".
+    "added", "exists", "moved from VERDICT", or, with move=False, "kept as VERDICT"; then each
+    (action, verdict, path) of `protect` under `protect: {action: {verdict: [...]}}` ("added" or "exists").
 
     move=False leaves a pattern that is already under another verdict where it is, so that
     an import never turns a rule the user wrote into a looser one. write=False only tells
@@ -81,6 +82,7 @@ def add_rules(
         if data.get("rules") is None:  # `rules:` with nothing under it
             data["rules"] = {}
         results = [_add(data["rules"], pattern, verdict, move) for pattern, verdict in wanted]
+        results += [_add_protected(data, action, verdict, path) for action, verdict, path in protect]
         if write and any(r == "added" or r.startswith("moved") for r in results):
             _write(policy, data)
     return results
@@ -100,6 +102,23 @@ def _add(rules, pattern: str, verdict: str, move: bool) -> str:
         rules[verdict].append(pattern)
         result = "added"
     return f"moved from {others[0]}" if others else result
+
+
+def _add_protected(data, action: str, verdict: str, path: str) -> str:
+    from ruamel.yaml.comments import CommentedMap
+
+    if data.get("protect") is None:
+        data["protect"] = CommentedMap()
+    if data["protect"].get(action) is None:
+        data["protect"][action] = CommentedMap()
+    entries = data["protect"][action]
+    if entries.get(verdict) is None:
+        entries[verdict] = _new_list()
+    present = [e if isinstance(e, str) else e.get("path") for e in entries[verdict]]
+    if path in present:
+        return "exists"
+    entries[verdict].append(path)
+    return "added"
 
 
 def _patterns(rules, verdict: str) -> list[str]:

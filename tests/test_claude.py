@@ -281,8 +281,10 @@ CONVERSIONS = [
     ("Bash", "deny", "*", None),
     ("Bash(*)", "ask", "*", None),
     ("Bash(:*)", "deny", "*", None),
-    ("Read(./src/**)", "allow", None, "not a shell command"),
-    ("Edit", "allow", None, "not a shell command"),
+    ("Read(./src/**)", "allow", None, "an allow adds nothing"),
+    ("Edit", "allow", None, "an allow adds nothing"),
+    ("Edit", "deny", None, "names no path"),
+    ("Read(**)", "deny", None, "names every path"),
     ("WebFetch(domain:docs.python.org)", "deny", None, "not a shell command"),
     ("mcp__github__create_issue", "ask", None, "not a shell command"),
     ("bash(ls)", "allow", None, "not a shell command"),
@@ -420,7 +422,7 @@ def test_import_adds_the_bash_rules(capsys, paths, tmp_path, user_policy):
     assert lines[0] == "added deny rule 'rm -rf *' (from Bash(rm -rf:*))"
     assert "added allow rule 'npm run test *' (from Bash(npm run test:*))" in lines
     assert any(line.startswith("not added: allow rule 'git push *'") and "under deny" in line for line in lines)
-    assert any(line.startswith("skipped allow Read(./src/**): not a shell command") for line in lines)
+    assert any(line.startswith("skipped allow Read(./src/**): gatekeep protects paths") for line in lines)
     assert lines[-1] == (
         f"6 added, 0 already present, 1 kept under another verdict, 4 skipped (from {source} into {user_policy})"
     )
@@ -538,3 +540,43 @@ def test_add_rules_into_an_empty_rules_key(paths, user_policy):
     write(user_policy, "default: ask\nrules:\n")
     assert add_rules(paths, user_policy, [("ls *", "allow")]) == ["added"]
     assert read_layer("user", user_policy).rules == (("allow", "ls *"),)
+
+
+PATH_RULES = [
+    # (Claude entry, verdict, protect action, gatekeep path)
+    ("Read(./.env)", "deny", "read", ".env"),
+    ("Read(~/.ssh/**)", "ask", "read", "~/.ssh"),
+    ("Read(//etc/shadow)", "deny", "read", "/etc/shadow"),
+    ("Read(/config/secrets.yml)", "deny", "read", "config/secrets.yml"),
+    ("Read(**/*.pem)", "ask", "read", "*.pem"),
+    ("Edit(./migrations/**)", "deny", "write", "migrations/**"),
+    ("Read(**/secrets/**)", "deny", "read", "secrets/**"),
+    ("Write(~/.bashrc)", "ask", "write", "~/.bashrc"),
+]
+
+
+@pytest.mark.parametrize("entry,verdict,action,path", PATH_RULES)
+def test_read_and_edit_rules_become_protected_paths(entry, verdict, action, path):
+    converted = convert_entry(entry, verdict)
+    assert (converted.action, converted.pattern, converted.skipped) == (action, path, None)
+
+
+def test_import_protects_what_claude_may_not_read_or_edit(capsys, paths, tmp_path, user_policy, monkeypatch):
+    settings = {"permissions": {"deny": ["Read(./notes/**)", "Edit(./notes/**)"], "ask": ["Read(./draft.md)"]}}
+    source = write(tmp_path / "settings.json", json.dumps(settings))
+    code, out, _ = run(capsys, "rules", "import", str(source))
+    assert code == 0, out
+    assert "added protect.read.deny 'notes/**' (from Read(./notes/**))" in out.splitlines()
+    project = tmp_path / "project"
+    write(project / "notes" / "plan.md", "x")
+    write(project / "draft.md", "x")
+    monkeypatch.chdir(project)
+    code, _, err = run(capsys, "check", "--", "cat notes/plan.md")
+    assert (code, "protect.read.deny" in err) == (1, True), err
+    code, _, err = run(capsys, "check", "--", "echo x > notes/new.md")
+    assert (code, "protect.write.deny" in err) == (1, True), err
+    assert run(capsys, "check", "--", "cat draft.md")[0] == 1  # asks, and nobody is at a terminal to answer
+    assert run(capsys, "check", "--", "cat README.md")[0] == 0
+    # a second import adds nothing, and says so
+    code, out, _ = run(capsys, "rules", "import", str(source))
+    assert "3 already present" in out.splitlines()[-1]

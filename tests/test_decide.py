@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gatekeep.gate import evaluate
-from tests.conftest import policy_from
+from tests.conftest import policy_from, write
 
 POLICY = """
 default: ask
@@ -575,4 +575,129 @@ def repository(tmp_path, monkeypatch):
 )
 def test_recursive_removal_of_what_lies_outside_the_working_tree_asks(repository, line, decision):
     verdict = evaluate(line, policy_from(TOOLS_ALLOWED), str(repository))
+    assert verdict.decision == decision, verdict.reason
+
+
+# --- secrets: protected paths ------------------------------------------------------------------
+
+HOME_FILES = (".ssh/id_ed25519", ".ssh/id_ed25519.pub", ".ssh/known_hosts", ".ssh/config", ".aws/credentials",
+              ".aws/config", ".kube/config", ".netrc", ".config/gh/hosts.yml", ".gnupg/private-keys-v1.d/A.key")
+REPO_FILES = (".env", ".env.example", ".env.local", "prod.env", "config/master.key", "README.md", "src/app.py")
+
+
+@pytest.fixture
+def secrets(isolated_home, repository):
+    """The repository fixture's work tree, holding a .env and its neighbours, under a home that
+    holds credentials."""
+    for name in HOME_FILES:
+        write(isolated_home / name, "secret\n")
+    for name in REPO_FILES:
+        write(repository / name, "x\n")
+    return repository
+
+
+SECRET_READS = [
+    # (line, with no configuration, under `allow *`)
+    ("cat ~/.ssh/id_ed25519", "ask", "ask"),
+    ("cat .env", "ask", "ask"),
+    ("cat ~/.aws/credentials", "ask", "ask"),
+    ("head -1 .env.local", "ask", "ask"),
+    ("cat prod.env", "ask", "ask"),
+    ("cat config/master.key", "ask", "ask"),
+    ("cat ~/.netrc", "ask", "ask"),
+    ("cat ~/.kube/config", "ask", "ask"),
+    ("cat ~/.config/gh/hosts.yml", "ask", "ask"),
+    ("cat ~/.gnupg/private-keys-v1.d/A.key", "ask", "ask"),
+    # whatever reads it: a redirect, a copy, a glob, a variable, a directory, a loop, a link
+    ("cat < .env", "ask", "ask"),
+    ("cp .env backup.txt", "ask", "ask"),
+    ("cat ~/.ssh/id_*", "ask", "ask"),
+    ('cat "$HOME/.aws/credentials"', "ask", "ask"),
+    ("cat .e*", "ask", "ask"),
+    ("cat ~/.ssh/id_{rsa,ed25519}", "ask", "ask"),
+    ("grep -r TOKEN ~", "ask", "ask"),
+    ("tar czf /tmp/aws.tgz ~/.aws", "ask", "ask"),
+    ("docker run -v ~/.aws:/root/.aws app", "ask", "ask"),
+    ("for f in ~/.ssh/*; do cat $f; done", "ask", "ask"),
+    ("K=~/.ssh/id_ed25519; cat $K", "ask", "ask"),
+    ("ls ~/.ssh/id_* | xargs cat", "ask", "ask"),
+    ("cat $(ls ~/.ssh/id_*)", "ask", "ask"),
+    ("find ~/.ssh -type f -exec cat {} +", "ask", "ask"),
+    ("cd ~/.ssh && cat id_ed25519", "ask", "ask"),
+    ("ln -s ~/.ssh/id_ed25519 key.txt", "ask", "ask"),
+    ("dd if=.env of=/dev/stdout", "ask", "ask"),
+    ("dig -f .env", "ask", "ask"),
+    # public neighbours, and commands that only name them
+    ("cat ~/.ssh/id_ed25519.pub", "allow", "allow"),
+    ("cat ~/.ssh/known_hosts", "allow", "allow"),
+    ("cat ~/.ssh/config", "allow", "allow"),
+    ("cat .env.example", "allow", "allow"),
+    ("cat ~/.aws/config", "allow", "allow"),
+    ("ls -la ~/.ssh", "allow", "allow"),
+    ("test -f .env", "allow", "allow"),
+    ("stat .env", "allow", "allow"),
+    ("echo ~/.ssh/id_ed25519", "allow", "allow"),
+    ("grep -r TODO src", "allow", "allow"),
+    ("cat src/*", "allow", "allow"),
+    ("cat *", "ask", "ask"),  # prod.env; `*` skips .env, as the shell's does
+    ("for f in src/*.py; do wc -l $f; done", "allow", "allow"),
+    # uses, writes and metadata: not a read that shows the secret
+    ("cp .env.example .env", "ask", "allow"),
+    ("ssh -i ~/.ssh/id_ed25519 host uptime", "ask", "allow"),
+    ("chmod 600 ~/.ssh/id_ed25519", "ask", "allow"),
+    ("echo 'DEBUG=1' >> .env", "ask", "allow"),
+]
+
+
+@pytest.mark.parametrize("line,quiet,broad", SECRET_READS)
+def test_reading_a_secret_asks_whatever_reads_it(secrets, line, quiet, broad):
+    got = evaluate(line, policy_from(""), str(secrets)), evaluate(line, policy_from(OPEN), str(secrets))
+    assert (got[0].decision, got[1].decision) == (quiet, broad), (got[0].reason, got[1].reason)
+    if broad == "ask":
+        assert "a secret protected by" in got[1].reason or "holding a secret" in got[1].reason, got[1].reason
+
+
+OPEN = "default: allow\nrules:\n  allow: ['*']\n"
+
+
+def test_a_rule_naming_the_exact_command_lets_a_secret_read_through(secrets):
+    verdict = evaluate("cat .env", policy_from("rules:\n  allow: ['cat *']\n"), str(secrets))
+    assert verdict.decision == "ask" and verdict.suggestions == ("cat .env",), verdict
+    assert evaluate("cat .env", policy_from("rules:\n  allow: ['cat .env']\n"), str(secrets)).decision == "allow"
+
+
+PROTECT = """
+default: allow
+rules:
+  allow: ['*']
+protect:
+  read:
+    deny: [{path: "~/vault", except: ["*.md"]}]
+    ask: ["secrets/**"]
+  write:
+    deny: ["migrations/**"]
+    ask: ["~/notes"]
+"""
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("cat ~/vault/key", "deny"),
+        ("cat ~/vault/README.md", "allow"),
+        ("grep -r x ~/.aws", "ask"),  # the built-in entry for ~/.aws/credentials
+        ("grep -r x ~", "deny"),  # holds ~/vault: the deny counts
+        ("cat deploy/secrets/token", "ask"),
+        ("echo x > migrations/0001.sql", "deny"),
+        ("sed -i s/a/b/ migrations/0001.sql", "deny"),
+        ("cp a.txt ~/notes/a.txt", "ask"),
+        ("cat migrations/0001.sql", "allow"),
+        ("echo x > src/new.py", "allow"),
+    ],
+)
+def test_a_policy_protects_more_paths(secrets, isolated_home, line, decision):
+    write(isolated_home / "vault" / "key", "k")
+    write(isolated_home / "vault" / "README.md", "k")
+    write(secrets / "deploy" / "secrets" / "token", "t")
+    verdict = evaluate(line, policy_from(PROTECT), str(secrets))
     assert verdict.decision == decision, verdict.reason

@@ -17,7 +17,7 @@ from gatekeep.gate import evaluate, read_line
 from gatekeep.checks import CHECKS, LOSS_CHECKS
 from gatekeep.knowledge import compile_tools, load_knowledge
 from gatekeep.options import Spec, parse
-from tests.conftest import policy_from
+from tests.conftest import policy_from, write
 
 TOOLS_DIR = resources.data_dir("tools")
 SOURCES = tuple((name, open(os.path.join(TOOLS_DIR, name), encoding="utf-8").read()) for name in sorted(os.listdir(TOOLS_DIR)) if name.endswith(".toml"))
@@ -95,8 +95,31 @@ def broad_policy():
     return policy_from("default: allow\nrules:\n  allow: ['*']\n")  # a user who allows everything
 
 
+CREDENTIALS = (".ssh/id_rsa", ".ssh/id_rsa.pub", ".ssh/known_hosts", ".aws/credentials", ".kube/config")
+PROJECT_FILES = (".env", ".env.example", "config/master.key", "notes.md", "app.log")
+
+
+@pytest.fixture
+def workdir(isolated_home, tmp_path, monkeypatch):
+    """A git working tree with a .env beside its code, under a home with credentials, where the
+    examples run. It lies below /tmp, so only /var/tmp stays a temporary directory here."""
+    from gatekeep import writes
+
+    monkeypatch.setattr(writes, "TEMPORARY", ("/var/tmp",))
+    monkeypatch.delenv("TMPDIR", raising=False)
+    for name in CREDENTIALS:
+        write(isolated_home / name, "secret\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    for name in PROJECT_FILES:
+        write(repo / name, "x\n")
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(repo)
+    return repo
+
+
 @pytest.mark.parametrize("kind,line", EXAMPLES)
-def test_each_example_in_the_data(kind, line, quiet_policy, broad_policy):
+def test_each_example_in_the_data(kind, line, quiet_policy, broad_policy, workdir):
     """runs: only a rule naming the form allows it; safe: no such form. reads: allowed with no
     configuration; changes: not. loses: asks, saying what would be lost, even when everything is
     allowed; secret: asks, even when everything is allowed."""

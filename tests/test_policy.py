@@ -29,6 +29,13 @@ from tests.conftest import write
         ("loss: allow\n", 1, "loss", "mapping of loss classes"),
         ("loss:\n  docker: allow\n", 2, "loss.docker", "expected one of git, files, containers"),
         ("loss:\n  git: never\n", 2, "loss.git", "ask or allow"),
+        ("protect: [.env]\n", 1, "protect", "mapping of read and write"),
+        ("protect:\n  open: {ask: [x]}\n", 2, "protect.open", "expected read or write"),
+        ("protect:\n  read: {allow: [x]}\n", 2, "protect.read.allow", "expected ask or deny"),
+        ("protect:\n  read:\n    ask: x\n", 3, "protect.read.ask", "list of paths"),
+        ("protect:\n  read:\n    ask:\n      - {path: x, but: [y]}\n", 4, "protect.read.ask[0]", "{path: PATH"),
+        ("protect:\n  read:\n    ask:\n      - ''\n", 4, "protect.read.ask[0]", "non-empty"),
+        ("protect:\n  read:\n    ask:\n      - ~root/.ssh\n", 4, "protect.read.ask[0]", "not ~user/"),
     ],
 )
 def test_a_broken_policy_names_file_line_and_key(paths, text, line, key, message):

@@ -23,8 +23,10 @@ def rules_import(source: str, dry_run: bool, policy_file: str | None) -> int:
 
     converted = convert_settings_file(source)
     target = policy_file or get_paths().user_policy
-    wanted = [(c.pattern, c.verdict) for c in converted if c.pattern is not None]
-    results = iter(add_rules(get_paths(), target, wanted, move=False, write=not dry_run))
+    wanted = [(c.pattern, c.verdict) for c in converted if c.pattern is not None and c.action is None]
+    protect = [(c.action, c.verdict, c.pattern) for c in converted if c.pattern is not None and c.action]
+    results = iter(add_rules(get_paths(), target, wanted, move=False, write=not dry_run, protect=protect))
+    converted = [c for c in converted if c.action is None] + [c for c in converted if c.action]  # in results' order
     counts = {"added": 0, "present": 0, "kept": 0, "skipped": 0}
     for entry in converted:
         kind, line = _describe(entry, None if entry.pattern is None else next(results), dry_run)
@@ -64,6 +66,8 @@ def _describe(entry: Converted, result: str | None, dry_run: bool) -> tuple[str,
     if result is None:
         return "skipped", f"skipped {entry.verdict} {source}: {entry.skipped}"
     rule = f"{entry.verdict} rule '{visible(entry.pattern)}' (from {source})"
+    if entry.action:
+        rule = f"protect.{entry.action}.{entry.verdict} '{visible(entry.pattern)}' (from {source})"
     if result == "added":
         return "added", f"{'would add' if dry_run else 'added'} {rule}"
     if result == "exists":

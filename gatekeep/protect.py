@@ -1,0 +1,387 @@
+"""Protected paths: files a line may not read (or write) without a question, whatever does it.
+
+The policy's `protect:` section lists them (policy.py); the built-in policy protects
+credential files from reading: private SSH keys, `.env` files, cloud and CLI
+credentials, `.netrc`, token files, gpg private keys, kube config. A command
+*reads* a path when a word names it (an operand, an option's value, `if=F`, the
+`~/.aws` of `-v ~/.aws:/root/.aws`), when it redirects it in (`< .env`), or when
+a `for` list or an assignment on the line names it. A word is resolved as the
+shell and the kernel would: `~` and `$HOME`, exported variables, brace lists,
+globs against the files that exist, `..`, and links. A directory holding a
+protected file counts as reading it (`grep -r KEY ~`, `tar c ~/.aws`).
+
+Commands that read no file's content (`ls`, `stat`, `test`, `cd`, `echo`: tools/*.toml
+says `reads-no-content`) may name a protected path freely, as long as what they
+print goes to the terminal: piped on, or inside a `$( )`, the names they print
+may feed a reader (`ls ~/.ssh/id_* | xargs cat`). A tool's credential options
+(`ssh -i KEY`, `docker run --env-file .env`) use a secret without showing it.
+
+Not seen: a file name chosen at run time by a program (`find -exec cat {}`, a
+name read by `read`, a variable set on an earlier line, which is taken to name a
+file in the directory), and code that opens files itself (`python -c
+'open(".env")'`, which asks anyway). gatekeep gates lines; it is not a sandbox.
+
+Patterns: `~/…` and `/…` name a path and everything below it; a pattern without a
+`/` (`.env`, `*.pem`) names a file's own name anywhere; `dir/name` names the last
+parts of a path anywhere (`config/master.key`; `secrets/**` is all below any
+`secrets` directory). `*`, `?` and `[…]` match within one part, `**` any number
+of parts. An entry's `except` patterns, read the same way, take paths back out.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from gatekeep.records import record
+
+ACTIONS = ("read", "write")
+MAX_GLOB_ENTRIES = 4096  # directory entries a glob may scan; past that, what it found so far counts
+
+
+class Entry(record("Entry", "action verdict path excepts layer")):
+    """One protected path: `action` (read | write) of `path` (a pattern) is `verdict` (ask | deny),
+    unless the path matches one of `excepts`; layer names the policy file that said so."""
+
+    __slots__ = ()
+
+    def describe(self) -> str:
+        return f"`{self.path}` in the {self.layer} policy's protect.{self.action}.{self.verdict}"
+
+
+def matches(pattern: str, path: str, home: str) -> bool:
+    """Whether the absolute, normalized `path` is one the pattern names (module docstring)."""
+    if pattern.startswith("~/") or pattern == "~":
+        pattern = home + pattern[1:]
+    parts = path.strip("/").split("/")
+    wanted = pattern.strip("/").split("/")
+    if pattern.startswith("/"):  # the path itself, or anything below it
+        return _parts_match([*wanted, "**"], parts)
+    if len(wanted) == 1:
+        return glob_match(wanted[0], parts[-1])
+    return any(_parts_match(wanted, parts[i:]) for i in range(len(parts)))
+
+
+def _parts_match(wanted: list[str], parts: list[str]) -> bool:
+    """Whether the pattern's parts match all of the path's: `**` stands for any number of parts."""
+    if not wanted:
+        return not parts
+    if wanted[0] == "**":
+        return any(_parts_match(wanted[1:], parts[i:]) for i in range(len(parts) + 1))
+    return bool(parts) and glob_match(wanted[0], parts[0]) and _parts_match(wanted[1:], parts[1:])
+
+
+def protects(entry: Entry, path: str, home: str) -> bool:
+    return matches(entry.path, path, home) and not any(matches(e, path, home) for e in entry.excepts)
+
+
+def holds(entry: Entry, directory: str, home: str) -> bool:
+    """Whether the directory holds a path the entry protects: only an anchored entry (`~/.aws/...`)
+    can be seen this way; `.env` may lie in any directory, and no directory is walked for it."""
+    pattern = entry.path
+    if pattern.startswith("~/"):
+        pattern = home + pattern[1:]
+    if not pattern.startswith("/"):
+        return False
+    fixed = []
+    for part in pattern.strip("/").split("/"):
+        if any(c in part for c in "*?["):
+            break
+        fixed.append(part)
+    prefix = "/" + "/".join(fixed)
+    inside = directory.rstrip("/") + "/"
+    return (prefix + "/").startswith(inside) and prefix != directory.rstrip("/") and os.path.lexists(prefix)
+
+
+def glob_match(pattern: str, name: str) -> bool:
+    """fnmatch for one path part, `*`, `?` and `[…]` (`[!…]` too), without the `re` module (whose
+    import costs most of a check's start-up: lazyre.py)."""
+    p = n = 0
+    star_p, star_n = -1, 0
+    while n < len(name):
+        if p < len(pattern):
+            c = pattern[p]
+            if c == "*":
+                star_p, star_n = p, n
+                p += 1
+                continue
+            if c == "[":
+                end, ok = _bracket(pattern, p, name[n])
+                if end > 0:
+                    if ok:
+                        p, n = end, n + 1
+                        continue
+                elif name[n] == "[":  # no closing `]`: a literal [
+                    p, n = p + 1, n + 1
+                    continue
+            elif c == "?" or c == name[n]:
+                p, n = p + 1, n + 1
+                continue
+        if star_p < 0:
+            return False
+        p, star_n = star_p + 1, star_n + 1
+        n = star_n
+    return pattern[p:].strip("*") == ""
+
+
+def _bracket(pattern: str, start: int, char: str) -> tuple[int, bool]:
+    """(index after the class, whether `char` is in it), or (0, False) when `[` opens no class."""
+    i = start + 1
+    negate = i < len(pattern) and pattern[i] in "!^"
+    i += negate
+    first, found = i, False
+    while i < len(pattern) and (pattern[i] != "]" or i == first):
+        if i + 2 < len(pattern) and pattern[i + 1] == "-" and pattern[i + 2] != "]":
+            found = found or pattern[i] <= char <= pattern[i + 2]
+            i += 3
+        else:
+            found = found or pattern[i] == char
+            i += 1
+    if i >= len(pattern):
+        return 0, False
+    return i + 1, found != negate
+
+
+# --- which paths a word names ---
+
+_ANY = "\x00"  # stands for a part of a word known only at run time
+_KNOWN = "\x01"  # stands for a word judged already (a loop's variable): matches no pattern
+
+
+def places(
+    word: str, dynamic: bool, home: str, directory: str, known: frozenset[str] = frozenset(), wanted=None
+) -> list[str]:
+    """The absolute paths `word` may name when run in `directory`: as written and through links;
+    a dynamic word with its braces, `~`, exported variables and globs expanded as the shell
+    would (an unknown part matches any name in its place, dotfiles too; a variable in `known`,
+    a loop's over words judged already, matches nothing)). With `wanted` (a _Wanted), a glob
+    keeps only the names the entries could protect."""
+    if "\x00" in word:
+        return []  # no path holds a NUL: the kernel takes it for the name's end
+    words = [word]
+    if dynamic:
+        if "{" in word:
+            from gatekeep.shellwords import expand_braces
+
+            words = expand_braces(word) or [word]
+        words = [_expand(w, home, known) for w in words]
+    elif word == "~" or word.startswith("~/"):
+        words = [home + word[1:]]
+    found: list[str] = []
+    for w in words:
+        path = posixpath.normpath(posixpath.join(directory, w))
+        if dynamic and (_ANY in path or any(c in path for c in "*?[")):
+            found += _glob(path, wanted)
+        else:
+            found.append(path)
+    resolved = []
+    for path in found:
+        resolved.append(path)
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            continue
+        if real != path:
+            resolved.append(real)
+    return resolved
+
+
+def _expand(word: str, home: str, known: frozenset[str] = frozenset()) -> str:
+    """`~`, `$HOME` and exported variables replaced by their values; what cannot be known here
+    (a shell variable, a `$( )`, `$1`) by _ANY."""
+    if word == "~" or word.startswith("~/"):
+        word = home + word[1:]
+    out, i = [], 0
+    while i < len(word):
+        c = word[i]
+        if c == "`":
+            end = word.find("`", i + 1)
+            out.append(_ANY)
+            i = len(word) if end < 0 else end + 1
+        elif c == "$" and i + 1 < len(word):
+            name, end = _variable(word, i)
+            value = home if name == "HOME" else os.environ.get(name) if name else None
+            out.append(_KNOWN if name in known else value if value is not None else _ANY)
+            i = end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _variable(word: str, at: int) -> tuple[str | None, int]:
+    """The variable `$NAME` or `${NAME}` at `at` names, and where it ends; (None, end) for any other
+    expansion (`${x:-y}`, `$(…)`, `$1`)."""
+    nxt = word[at + 1]
+    if nxt == "{":
+        end = word.find("}", at)
+        inner = word[at + 2 : end] if end > 0 else ""
+        return (inner if inner.isidentifier() else None), (len(word) if end < 0 else end + 1)
+    if nxt == "(":
+        depth, i = 0, at + 1
+        while i < len(word):
+            depth += {"(": 1, ")": -1}.get(word[i], 0)
+            if depth == 0:
+                return None, i + 1
+            i += 1
+        return None, len(word)
+    i = at + 1
+    while i < len(word) and (word[i].isalnum() or word[i] == "_"):
+        i += 1
+    if i == at + 1:
+        return None, at + 2  # `$1`, `$@`, `$$`
+    return word[at + 1 : i], i
+
+
+def _glob(path: str, wanted=None) -> list[str]:
+    """The existing paths a glob names (unknown parts match any name, dotfiles too); scans at most
+    MAX_GLOB_ENTRIES directory entries. `cat $f` in a large directory scans it: `wanted` skips, with
+    a few string tests, the names no entry could protect."""
+    parts = path.strip("/").split("/")
+    current, budget = ["/"], [MAX_GLOB_ENTRIES]
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if not any(c in part for c in "*?[" + _ANY):
+            current = [posixpath.join(c, part) for c in current if last or os.path.isdir(posixpath.join(c, part))]
+            continue
+        pattern = part.replace(_ANY, "*")
+        hidden = part.startswith((".", _ANY))
+        following = []
+        for directory in current:
+            useful = wanted.keeper(directory) if wanted is not None and last else None
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        budget[0] -= 1
+                        if budget[0] < 0:
+                            break
+                        if useful is not None and not useful(entry.name):
+                            continue
+                        if (hidden or not entry.name.startswith(".")) and glob_match(pattern, entry.name):
+                            following.append(posixpath.join(directory, entry.name))
+            except (OSError, ValueError):
+                continue
+        current = following
+    return [c for c in current if os.path.lexists(c)]
+
+
+class _Wanted:
+    """What a set of entries can protect, told cheaply: the names (by their literal start and end)
+    a name pattern could match, and the directories near an anchored entry."""
+
+    def __init__(self, entries, home: str) -> None:
+        self.anchored, starts, ends, pairs = [], [], [], []
+        for entry in entries:
+            path = home + entry.path[1:] if entry.path.startswith("~/") else entry.path
+            if path.startswith("/"):
+                self.anchored.append(path.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rstrip("/"))
+                continue
+            name = path.rsplit("/", 1)[-1]
+            head = name.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
+            tail = name.rsplit("*", 1)[-1] if "*" in name else name
+            tail = "" if any(c in tail for c in "?[") else tail
+            if "**" in path or not (head or tail):
+                self.useful = lambda name: True  # a pattern that can match any name
+                return
+            (pairs if head and tail else starts if head else ends).append((head, tail) if head and tail else head or tail)
+        starts, ends = tuple(starts), tuple(ends)
+        self.useful = lambda name: (
+            bool(starts) and name.startswith(starts)
+            or bool(ends) and name.endswith(ends)
+            or any(name.startswith(h) and name.endswith(t) for h, t in pairs)
+        )
+
+    def keeper(self, directory: str):
+        """A test of the names in `directory` worth judging: any, below an anchored entry; else
+        those a name pattern could match, and those on the way to an anchored entry."""
+        inside = directory.rstrip("/") + "/"
+        if any(inside.startswith(a + "/") for a in self.anchored):
+            return None
+        ahead = {a[len(inside) :].split("/", 1)[0] for a in self.anchored if a.startswith(inside)}
+        return lambda name: name in ahead or self.useful(name)
+
+
+_WANTED: dict = {}
+
+
+def _wanted(entries: list[Entry], home: str) -> _Wanted:
+    key = (tuple(entries), home)
+    if key not in _WANTED:
+        _WANTED[key] = _Wanted(entries, home)
+    return _WANTED[key]
+
+
+def pieces(word: str) -> list[str]:
+    """The parts of a word that may name a path: the word, what follows an `=` (`if=F`,
+    `--file=F`), and each part of a `:` list (`-v ~/.aws:/root/.aws`); never a URL."""
+    if "://" in word:
+        return []
+    found = [word.split("=", 1)[1]] if "=" in word else []  # first: it names the file a message shows
+    if not word.startswith("-"):
+        found.append(word)
+    if ":" in word:
+        found += [p for w in list(found) for p in w.split(":") if p]
+    return list(dict.fromkeys(p for p in found if p))
+
+
+def judge_path(
+    entries: tuple[Entry, ...],
+    action: str,
+    word: str,
+    dynamic: bool,
+    home: str,
+    directory: str,
+    known: frozenset[str] = frozenset(),
+) -> tuple[Entry, str] | None:
+    """The strictest entry (deny before ask) protecting from `action` a path `word` names, with
+    the path; for reading, a directory that holds a protected path counts."""
+    wanted = [e for e in entries if e.action == action]
+    if not wanted:
+        return None
+    found = None
+    for path in places(word, dynamic, home, directory, known, _wanted(wanted, home) if dynamic else None):
+        directory_read = None  # stat the path only when an anchored entry could lie below it
+        for entry in wanted:
+            hit = protects(entry, path, home)
+            if not hit and action == "read" and holds(entry, path, home):
+                directory_read = os.path.isdir(path) if directory_read is None else directory_read
+                hit = directory_read
+            if hit and (found is None or entry.verdict == "deny" and found[0].verdict != "deny"):
+                found = (entry, path)
+    return found
+
+
+def judge_reads(
+    normalized, entries: tuple[Entry, ...], home: str, cwd: str, feeds_on, known: frozenset[str] = frozenset()
+) -> tuple[Entry, str, str] | None:
+    """(entry, word, path) for the first protected path the command reads (module docstring), or
+    None; a deny entry before an ask one. feeds_on(): what the command prints goes on to another
+    command (a pipe, a `$( )`), so naming a protected file counts too."""
+    from gatekeep.knowledge import credential_values, reads_no_content
+    from gatekeep.writes import argument_writes
+
+    command = normalized.command
+    dynamic = {w.value for w in command.words if w.dynamic}
+    words: list[tuple[str, bool]] = [(a.split("=", 1)[1], True) for a in command.assignments if "=" in a]
+    words += [(r.target, r.dynamic) for r in command.redirects if r.op in ("<", "<>") and r.target]
+    for form in normalized.deny_forms:
+        if not form or form in normalized.resolved_forms:
+            continue
+        if reads_no_content(list(form)) and normalized.reentry is None and not feeds_on():
+            continue  # `find -exec` hands the names it finds to a command: not exempt
+        skipped = set(credential_values(list(form)))
+        if form[0].rsplit("/", 1)[-1] not in IN_PLACE_EDITORS:  # `cp .env.example .env` does not read .env
+            skipped.update(argument_writes(form))
+        words += [(w, w in dynamic) for w in form[1:] if w not in skipped]
+    found = None
+    # a directory known only at run time (None): relative words are judged here, which can miss
+    for directory in dict.fromkeys(d or cwd for d in normalized.directories or ("",)):
+        for word, is_dynamic in dict.fromkeys(words):
+            for piece in pieces(word):
+                hit = judge_path(entries, "read", piece, is_dynamic, home, directory, known)
+                if hit and (found is None or hit[0].verdict == "deny" and found[0].verdict != "deny"):
+                    found = (hit[0], piece, hit[1])
+    return found
+
+
+IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})  # they read the files they write
