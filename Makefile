@@ -18,6 +18,7 @@ test: install
 bench: install
 	$(BIN)/python tests/bench/bench_check.py
 	$(BIN)/python tests/bench/bench_names.py
+	$(BIN)/python tests/bench/bench_look_only.py
 	$(BIN)/python tests/bench/bench_hook.py
 
 # bashlex's parser tables, shipped so that importing bashlex does not rebuild them
