@@ -283,11 +283,15 @@ class _Wanted:
             if "**" in path or not (head or tail):
                 self.useful = lambda name: True  # a pattern that can match any name
                 return
-            (pairs if head and tail else starts if head else ends).append((head, tail) if head and tail else head or tail)
+            (pairs if head and tail else starts if head else ends).append(
+                (head, tail) if head and tail else head or tail
+            )
         starts, ends = tuple(starts), tuple(ends)
         self.useful = lambda name: (
-            bool(starts) and name.startswith(starts)
-            or bool(ends) and name.endswith(ends)
+            bool(starts)
+            and name.startswith(starts)
+            or bool(ends)
+            and name.endswith(ends)
             or any(name.startswith(h) and name.endswith(t) for h, t in pairs)
         )
 
