@@ -149,13 +149,20 @@ _KNOWN = "\x01"  # stands for a word judged already (a loop's variable): matches
 
 
 def places(
-    word: str, dynamic: bool, home: str, directory: str, known: frozenset[str] = frozenset(), wanted=None
+    word: str,
+    dynamic: bool,
+    home: str,
+    directory: str,
+    known: frozenset[str] = frozenset(),
+    wanted=None,
+    existing: bool = False,
 ) -> list[str]:
     """The absolute paths `word` may name when run in `directory`: as written and through links;
     a dynamic word with its braces, `~`, exported variables and globs expanded as the shell
     would (an unknown part matches any name in its place, dotfiles too; a variable in `known`,
     a loop's over words judged already, matches nothing)). With `wanted` (a _Wanted), a glob
-    keeps only the names the entries could protect."""
+    keeps only the names the entries could protect; `existing`: only paths that exist (a read
+    of what does not exist reads nothing: `git add .env` with no .env)."""
     if "\x00" in word:
         return []  # no path holds a NUL: the kernel takes it for the name's end
     words = [word]
@@ -172,7 +179,7 @@ def places(
         path = posixpath.normpath(posixpath.join(directory, w))
         if dynamic and (_ANY in path or any(c in path for c in "*?[")):
             found += _glob(path, wanted)
-        else:
+        elif not existing or os.path.lexists(path):
             found.append(path)
     resolved = []
     for path in found:
@@ -317,14 +324,15 @@ def _wanted(entries: list[Entry], home: str) -> _Wanted:
 
 def pieces(word: str) -> list[str]:
     """The parts of a word that may name a path: the word, what follows an `=` (`if=F`,
-    `--file=F`), and each part of a `:` list (`-v ~/.aws:/root/.aws`); never a URL."""
+    `--file=F`), and the path before a `:` (`-v ~/.aws:/root/.aws`); never a URL, nor git's
+    `:/` or `HEAD:file` (a commit's content, or the whole tree by pathspec)."""
     if "://" in word:
         return []
     found = [word.split("=", 1)[1]] if "=" in word else []  # first: it names the file a message shows
     if not word.startswith("-"):
         found.append(word)
     if ":" in word:
-        found += [p for w in list(found) for p in w.split(":") if p]
+        found += [s for w in list(found) if (s := w.split(":", 1)[0]).startswith(("/", "~", "."))]
     return list(dict.fromkeys(p for p in found if p))
 
 
@@ -343,7 +351,8 @@ def judge_path(
     if not wanted:
         return None
     found = None
-    for path in places(word, dynamic, home, directory, known, _wanted(wanted, home) if dynamic else None):
+    helper = _wanted(wanted, home) if dynamic else None
+    for path in places(word, dynamic, home, directory, known, helper, existing=action == "read"):
         directory_read = None  # stat the path only when an anchored entry could lie below it
         for entry in wanted:
             hit = protects(entry, path, home)

@@ -96,7 +96,7 @@ def broad_policy():
 
 
 CREDENTIALS = (".ssh/id_rsa", ".ssh/id_rsa.pub", ".ssh/known_hosts", ".aws/credentials", ".kube/config")
-PROJECT_FILES = (".env", ".env.example", "config/master.key", "notes.md", "app.log")
+PROJECT_FILES = (".env", ".env.example", "config/master.key", "certs/server.key", "notes.md", "app.log")
 
 
 @pytest.fixture
