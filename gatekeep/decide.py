@@ -124,7 +124,7 @@ def _decide_command(
         secret = judge_reads(
             normalized, policy.protected, writes.home, writes.cwd, lambda: feeding(normalized.command), loops
         )
-    if secret is not None and secret[0].verdict == "deny":
+    if secret is not None and secret[0].entry.verdict == "deny":
         return CommandVerdict(normalized, "deny", None, _read_why(secret))
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
@@ -175,24 +175,18 @@ def _protected_writes(targets, directories, policy: Policy, writes: WriteContext
         for directory in directories:
             hit = judge_path(policy.protected, "write", target, dynamic, writes.home, directory or writes.cwd)
             if hit:
-                found.append((hit[0].verdict, f"writes to {hit[1]}, protected by {hit[0].describe()}"))
+                found.append((hit.entry.verdict, f"writes to {hit.path}, protected by {hit.entry.describe()}"))
     return found
 
 
 def _read_why(secret) -> str:
-    entry, word, path = secret
-    shown = word if path in (word, word.rstrip("/")) else f"{word} ({path})"
-    return f"reads {shown}, {_what(entry, path, word)} protected by {entry.describe()}"
+    hit, word = secret
+    shown = word if hit.path in (word, word.rstrip("/")) else f"{word} ({hit.path})"
+    return f"reads {shown}, {_what(hit)} protected by {hit.entry.describe()}"
 
 
-def _what(entry, path: str, word: str) -> str:
-    import os
-
-    from gatekeep.protect import protects
-
-    if os.path.isdir(path) and not protects(entry, path, os.path.expanduser("~")):
-        return "a directory holding a secret"
-    return "a secret"
+def _what(hit) -> str:
+    return "a directory holding a secret" if hit.held else "a secret"
 
 
 def _names_a_secret(parsed: ParseResult, policy: Policy, writes: WriteContext) -> str | None:
@@ -206,7 +200,8 @@ def _names_a_secret(parsed: ParseResult, policy: Policy, writes: WriteContext) -
         for piece in pieces(word.value):
             hit = judge_path(policy.protected, "read", piece, word.dynamic, writes.home, writes.cwd)
             if hit:
-                return f"the line names {visible(piece)}, {_what(hit[0], hit[1], piece)} protected by {hit[0].describe()}, for its commands to use"
+                what = f"{_what(hit)} protected by {hit.entry.describe()}"
+                return f"the line names {visible(piece)}, {what}, for its commands to use"
     return None
 
 
@@ -432,7 +427,6 @@ def is_command_name(name: str) -> bool:
     import shutil
 
     from gatekeep.arity import load_table
-
     from gatekeep.knowledge import load_knowledge
 
     if name in SHELL_BUILTINS or load_knowledge().table(name) is not None or name in load_table().tools:

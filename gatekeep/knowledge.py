@@ -224,9 +224,7 @@ def _compile_table(table: dict, where: str) -> dict:
             compiled[key] = value
         else:
             raise ValueError(f"{where}: unknown key {key!r}")
-    from gatekeep.checks import CHECKS
-
-    from gatekeep.checks import LOSS_CHECKS
+    from gatekeep.checks import CHECKS, LOSS_CHECKS
 
     unknown = (set(compiled.get("checks", ())) - set(CHECKS)) | (set(compiled.get("loss-checks", ())) - set(LOSS_CHECKS))
     if unknown:
@@ -413,11 +411,8 @@ def scripts_in(argv: list[str]) -> list[str]:
     found = load_knowledge().table(argv[0]) if argv else None
     if found is None:
         return []
-    _, table = found
-    args = argv[1:]
     scripts: list[str] = []
-    while True:
-        parsed = parse(args, spec_of(table))
+    for table, parsed in _down(found[1], argv[1:]):
         options = table.get("script-options", ())
         scripts += [value.removeprefix("exec=") for option, value in parsed.options if option in options and value]
         variables = table.get("script-assignments", ())  # `make CC=rm`: a variable whose value is a command
@@ -426,10 +421,7 @@ def scripts_in(argv: list[str]) -> list[str]:
             import shlex  # here: shlex imports re, which typical lines never need
 
             scripts.append(shlex.join(parsed.operands))
-        sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
-        if sub is None:
-            return scripts
-        table, args = sub, args[parsed.first_operand + 1 :]
+    return scripts
 
 
 def reads_no_content(argv: list[str]) -> bool:
@@ -445,13 +437,18 @@ def credential_values(argv: list[str]) -> list[str]:
     found = load_knowledge().table(argv[0]) if argv else None
     if found is None:
         return []
-    table, args, values = found[1], argv[1:], []
+    return [v for table, parsed in _down(found[1], argv[1:]) for v in parsed.values(*table.get("credential-options", ()))]
+
+
+def _down(table: dict, args: list[str]):
+    """(table, parsed arguments) of the tool and of each subcommand named in turn (`docker compose
+    up` -> docker's, compose's, up's), each reading the words after its subcommand's name."""
     while True:
         parsed = parse(args, spec_of(table))
-        values += parsed.values(*table.get("credential-options", ()))
+        yield table, parsed
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
         if sub is None:
-            return values
+            return
         table, args = sub, args[parsed.first_operand + 1 :]
 
 

@@ -75,22 +75,27 @@ def protects(entry: Entry, path: str, home: str) -> bool:
     return matches(entry.path, path, home) and not any(matches(e, path, home) for e in entry.excepts)
 
 
-def holds(entry: Entry, directory: str, home: str) -> bool:
-    """Whether the directory holds a path the entry protects: only an anchored entry (`~/.aws/...`)
-    can be seen this way; `.env` may lie in any directory, and no directory is walked for it."""
-    pattern = entry.path
+def anchor(pattern: str, home: str) -> str | None:
+    """The literal directory or file an anchored pattern starts with (`~/.aws/credentials`: that
+    file; `/etc/ssh/ssh_host_*_key`: /etc/ssh); None for a pattern that may match anywhere."""
     if pattern.startswith("~/"):
         pattern = home + pattern[1:]
     if not pattern.startswith("/"):
-        return False
+        return None
     fixed = []
     for part in pattern.strip("/").split("/"):
         if any(c in part for c in "*?["):
             break
         fixed.append(part)
-    prefix = "/" + "/".join(fixed)
+    return "/" + "/".join(fixed)
+
+
+def holds(anchored: str, directory: str) -> bool:
+    """Whether `directory` holds the anchored entry's path (see anchor()), which exists: only an
+    anchored entry (`~/.aws/...`) can be seen this way; `.env` may lie in any directory, and no
+    directory is walked for it."""
     inside = directory.rstrip("/") + "/"
-    return (prefix + "/").startswith(inside) and prefix != directory.rstrip("/") and os.path.lexists(prefix)
+    return (anchored + "/").startswith(inside) and anchored != directory.rstrip("/") and os.path.lexists(anchored)
 
 
 def glob_match(pattern: str, name: str) -> bool:
@@ -160,7 +165,7 @@ def places(
     """The absolute paths `word` may name when run in `directory`: as written and through links;
     a dynamic word with its braces, `~`, exported variables and globs expanded as the shell
     would (an unknown part matches any name in its place, dotfiles too; a variable in `known`,
-    a loop's over words judged already, matches nothing)). With `wanted` (a _Wanted), a glob
+    a loop's over words judged already, matches nothing)). With `wanted` (an _Index), a glob
     keeps only the names the entries could protect; `existing`: only paths that exist (a read
     of what does not exist reads nothing: `git add .env` with no .env)."""
     if "\x00" in word:
@@ -272,30 +277,30 @@ def _glob(path: str, wanted=None) -> list[str]:
     return [c for c in current if os.path.lexists(c)]
 
 
-class _Wanted:
-    """What a set of entries can protect, told cheaply: the names (by their literal start and end)
-    a name pattern could match, and the directories near an anchored entry."""
+class _Index:
+    """A set of entries, read once per policy: each entry's anchor (see anchor()), and a cheap test
+    of the names a name pattern could match (by their literal start and end)."""
 
-    def __init__(self, entries, home: str) -> None:
-        self.anchored, starts, ends, pairs = [], [], [], []
-        for entry in entries:
-            path = home + entry.path[1:] if entry.path.startswith("~/") else entry.path
-            if path.startswith("/"):
-                self.anchored.append(path.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rstrip("/"))
+    def __init__(self, entries: tuple[Entry, ...], home: str) -> None:
+        self.anchors = tuple((entry, anchor(entry.path, home)) for entry in entries)
+        starts, ends, pairs, any_name = [], [], [], False
+        for entry, anchored in self.anchors:
+            if anchored is not None:
                 continue
-            name = path.rsplit("/", 1)[-1]
+            name = entry.path.rsplit("/", 1)[-1]
             head = name.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
             tail = name.rsplit("*", 1)[-1] if "*" in name else name
             tail = "" if any(c in tail for c in "?[") else tail
-            if "**" in path or not (head or tail):
-                self.useful = lambda name: True  # a pattern that can match any name
-                return
-            (pairs if head and tail else starts if head else ends).append(
-                (head, tail) if head and tail else head or tail
-            )
+            if "**" in entry.path or not (head or tail):
+                any_name = True  # a pattern that can match any name
+            elif head and tail:
+                pairs.append((head, tail))
+            else:
+                (starts if head else ends).append(head or tail)
         starts, ends = tuple(starts), tuple(ends)
         self.useful = lambda name: (
-            bool(starts)
+            any_name
+            or bool(starts)
             and name.startswith(starts)
             or bool(ends)
             and name.endswith(ends)
@@ -303,23 +308,36 @@ class _Wanted:
         )
 
     def keeper(self, directory: str):
-        """A test of the names in `directory` worth judging: any, below an anchored entry; else
-        those a name pattern could match, and those on the way to an anchored entry."""
+        """A test of the names in `directory` worth judging: any, at or below an anchored entry's
+        path; else those a name pattern could match, and those on the way to an anchored entry."""
         inside = directory.rstrip("/") + "/"
-        if any(inside.startswith(a + "/") for a in self.anchored):
+        anchors = [a for _, a in self.anchors if a is not None]
+        if any(inside.startswith(a.rstrip("/") + "/") for a in anchors):
             return None
-        ahead = {a[len(inside) :].split("/", 1)[0] for a in self.anchored if a.startswith(inside)}
+        ahead = {a[len(inside) :].split("/", 1)[0] for a in anchors if a.startswith(inside)}
         return lambda name: name in ahead or self.useful(name)
 
 
-_WANTED: dict = {}
+_INDEXES: dict = {}
 
 
-def _wanted(entries: list[Entry], home: str) -> _Wanted:
-    key = (tuple(entries), home)
-    if key not in _WANTED:
-        _WANTED[key] = _Wanted(entries, home)
-    return _WANTED[key]
+def _index(entries: tuple[Entry, ...], home: str) -> _Index:
+    key = (entries, home)
+    if key not in _INDEXES:
+        _INDEXES[key] = _Index(entries, home)
+    return _INDEXES[key]
+
+
+class Hit(record("Hit", "entry path held")):
+    """A protected path a word names: the entry that protects it, the path, and whether the path
+    is a directory holding it (held) rather than the protected path itself."""
+
+    __slots__ = ()
+
+
+def _stricter(hit: Hit | None, found: Hit | None) -> bool:
+    """Whether `hit` replaces `found`: the first hit, or the first deny after an ask."""
+    return hit is not None and (found is None or hit.entry.verdict == "deny" and found.entry.verdict != "deny")
 
 
 def pieces(word: str) -> list[str]:
@@ -344,32 +362,34 @@ def judge_path(
     home: str,
     directory: str,
     known: frozenset[str] = frozenset(),
-) -> tuple[Entry, str] | None:
-    """The strictest entry (deny before ask) protecting from `action` a path `word` names, with
-    the path; for reading, a directory that holds a protected path counts."""
-    wanted = [e for e in entries if e.action == action]
+) -> Hit | None:
+    """The strictest entry (deny before ask) protecting from `action` a path `word` names; for
+    reading, a directory that holds a protected path counts."""
+    wanted = tuple(e for e in entries if e.action == action)
     if not wanted:
         return None
+    index = _index(wanted, home)
     found = None
-    helper = _wanted(wanted, home) if dynamic else None
-    for path in places(word, dynamic, home, directory, known, helper, existing=action == "read"):
+    for path in places(word, dynamic, home, directory, known, index if dynamic else None, existing=action == "read"):
         directory_read = None  # stat the path only when an anchored entry could lie below it
-        for entry in wanted:
-            hit = protects(entry, path, home)
-            if not hit and action == "read" and holds(entry, path, home):
+        for entry, anchored in index.anchors:
+            hit = None
+            if protects(entry, path, home):
+                hit = Hit(entry, path, False)
+            elif action == "read" and anchored is not None and holds(anchored, path):
                 directory_read = os.path.isdir(path) if directory_read is None else directory_read
-                hit = directory_read
-            if hit and (found is None or entry.verdict == "deny" and found[0].verdict != "deny"):
-                found = (entry, path)
+                hit = Hit(entry, path, True) if directory_read else None
+            if _stricter(hit, found):
+                found = hit
     return found
 
 
 def judge_reads(
     normalized, entries: tuple[Entry, ...], home: str, cwd: str, feeds_on, known: frozenset[str] = frozenset()
-) -> tuple[Entry, str, str] | None:
-    """(entry, word, path) for the first protected path the command reads (module docstring), or
-    None; a deny entry before an ask one. feeds_on(): what the command prints goes on to another
-    command (a pipe, a `$( )`), so naming a protected file counts too."""
+) -> tuple[Hit, str] | None:
+    """(hit, the word's part that names it) for the strictest protected path the command reads
+    (module docstring), or None. feeds_on(): what the command prints goes on to another command
+    (a pipe, a `$( )`), so naming a protected file counts too."""
     from gatekeep.knowledge import credential_values, reads_no_content
     from gatekeep.writes import argument_writes
 
@@ -392,8 +412,8 @@ def judge_reads(
         for word, is_dynamic in dict.fromkeys(words):
             for piece in pieces(word):
                 hit = judge_path(entries, "read", piece, is_dynamic, home, directory, known)
-                if hit and (found is None or hit[0].verdict == "deny" and found[0].verdict != "deny"):
-                    found = (hit[0], piece, hit[1])
+                if _stricter(hit, found and found[0]):
+                    found = (hit, piece)
     return found
 
 
