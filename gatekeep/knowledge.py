@@ -86,6 +86,7 @@ LIST_KEYS = (
     "secret-options",
     "removes-with",
     "credential-options",
+    "content-options",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -240,6 +241,7 @@ def spec_of(table: dict) -> Spec:
         values | optional | code | table.get("flags", frozenset()) | table.get("ends-options", frozenset())
     ) | table.get("program-options", frozenset())
     named |= table.get("interactive-options", frozenset()) | table.get("config-options", frozenset())
+    named |= table.get("content-options", frozenset())
     long = frozenset(o for o in named if o.startswith("--"))
     single_dash = frozenset(o for o in named if o.startswith("-") and not o.startswith("--") and len(o) > 2)
     ends = table.get("ends-options", frozenset())
@@ -425,10 +427,14 @@ def scripts_in(argv: list[str]) -> list[str]:
 
 
 def reads_no_content(argv: list[str]) -> bool:
-    """Whether the tool reads no file's content, only names and metadata (`ls`, `stat`, `cd`):
-    it may name a protected file (protect.py)."""
+    """Whether the form reads no file's content, only names and metadata (`ls`, `stat`, `cd`):
+    it may name a protected file (protect.py). Its tool's content-options (`file -f LIST`,
+    `du --files0-from=F`) read a file whose lines it prints back: not such a form."""
     found = load_knowledge().table(argv[0]) if argv else None
-    return found is not None and found[1].get("reads-no-content", False)
+    if found is None or not found[1].get("reads-no-content", False):
+        return False
+    content = found[1].get("content-options")
+    return not (content and parse(argv[1:], spec_of(found[1])).has(*content))
 
 
 def credential_values(argv: list[str]) -> list[str]:
