@@ -104,9 +104,13 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
         functions.extend(inner.functions)
         risks.extend(inner.risks)
         names.extend(inner.names)
-        loops.extend(inner.loop_variables)
+        # a script's variables are its own, and its text may be spelled so that no search of the
+        # line finds `read f` in it ($'read\x20f'): with a script in the line, no loop variable is known
+        loops = []
     commands = tuple(n.command for n in result)
-    merged = ParseResult(parsed.line, commands, complete, tuple(problems), tuple(functions), tuple(risks), tuple(names), tuple(loops))
+    merged = ParseResult(
+        parsed.line, commands, complete, tuple(problems), tuple(functions), tuple(risks), tuple(names), tuple(loops)
+    )
     return merged, result
 
 

@@ -96,7 +96,11 @@ class FunctionDef(record("FunctionDef", "name self_calls self_call_in_pipeline c
 
 
 class ParseResult(
-    record("ParseResult", "line commands complete problems functions risks names loop_variables", defaults=(True, (), (), (), (), ()))
+    record(
+        "ParseResult",
+        "line commands complete problems functions risks names loop_variables",
+        defaults=(True, (), (), (), (), ()),
+    )
 ):
     """Every simple command of a line; `complete` is False when the parse cannot be trusted.
 
@@ -218,8 +222,12 @@ def parse_with_bashlex(line: str) -> ParseResult:
         return _incomplete(line, walker.commands, *problems, functions=walker.functions)
     risks = tuple(walker.risks)
     return ParseResult(
-        line, tuple(walker.commands), functions=tuple(walker.functions), risks=risks, names=tuple(walker.names),
-        loop_variables=tuple(walker.loop_variables),
+        line,
+        tuple(walker.commands),
+        functions=tuple(walker.functions),
+        risks=risks,
+        names=tuple(walker.names),
+        loop_variables=tuple(v for v in walker.loop_variables if _named_once(line, v)),
     )
 
 
@@ -262,6 +270,19 @@ def _bashlex_parse(line: str) -> list:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         sys.unraisablehook = unraisablehook
+
+
+def _named_once(line: str, name: str) -> bool:
+    """Whether `name` stands in the line once other than after `$` or `${` (its `for`): no
+    `read name`, `name=…`, `printf -v name` or second loop can give it another value."""
+    count, i = 0, line.find(name)
+    while i >= 0:
+        end = i + len(name)
+        before, after = line[i - 1 : i] or " ", line[end : end + 1] or " "
+        if not (before.isalnum() or before in "_$") and not (after.isalnum() or after == "_"):
+            count += before != "{" or line[i - 2 : i - 1] != "$"
+        i = line.find(name, end)
+    return count <= 1
 
 
 class _Walker:

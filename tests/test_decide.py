@@ -701,3 +701,16 @@ def test_a_policy_protects_more_paths(secrets, isolated_home, line, decision):
     write(secrets / "deploy" / "secrets" / "token", "t")
     verdict = evaluate(line, policy_from(PROTECT), str(secrets))
     assert verdict.decision == decision, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "for f in a; do read f < names.txt; cat $f; done",  # read gives the loop's variable a new value
+        "for f in a; do printf -v f %s .env; cat $f; done",
+        "for f in a; do bash -c $'read\\x20f<n; cat $f'; done",  # a script's variables are its own
+    ],
+)
+def test_a_loop_variable_is_known_only_while_nothing_else_sets_it(secrets, line):
+    verdict = evaluate(line, policy_from(OPEN), str(secrets))
+    assert verdict.decision == "ask", verdict.reason
