@@ -57,12 +57,22 @@ def rules() -> None:
 @click.option("--allow", "verdict", flag_value="allow", default=True, help="Allow matching commands (default).")
 @click.option("--ask", "verdict", flag_value="ask", help="Ask before running matching commands.")
 @click.option("--deny", "verdict", flag_value="deny", help="Never run matching commands.")
+@click.option(
+    "--except",
+    "excepts",
+    multiple=True,
+    metavar="PATTERN",
+    help="With --ask or --deny: a command this rule leaves to the others (repeatable).",
+)
 @policy_option
-def rules_add(pattern, verdict, policy_file) -> int:
-    """Add PATTERN to the user policy, e.g. 'npm run build *'."""
+def rules_add(pattern, verdict, excepts, policy_file) -> int:
+    """Add PATTERN to the user policy, e.g. 'npm run build *'.
+
+    gatekeep rules add --deny 'rm -rf *' --except 'rm -rf /tmp/*'
+    """
     from gatekeep.commands.rules import rules_add as run
 
-    return run(pattern, verdict, policy_file)
+    return run(pattern, verdict, policy_file, tuple(excepts))
 
 
 @rules.command(name="list", context_settings=CONTEXT)

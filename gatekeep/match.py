@@ -18,7 +18,7 @@ import marshal
 
 from gatekeep.normalize import Normalized
 from gatekeep.records import cached_property, record
-from gatekeep.wildmatch import UNKNOWN, could_match
+from gatekeep.wildmatch import UNKNOWN, could_match, unknown_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hot path avoids it)
 if TYPE_CHECKING:
@@ -92,14 +92,16 @@ def _long_option(option: str, aliases: dict[str, str]) -> str:
     return aliases[known.pop()] if len(known) == 1 and len(option) > 2 else option
 
 
-class Rule(record("Rule", "pattern verdict layer path")):
-    """One policy pattern (canonical, see canonical()) with its verdict and the layer and file it comes from.
+class Rule(record("Rule", "pattern verdict layer path excepts", defaults=((),))):
+    """One policy pattern (canonical, see canonical()) with its verdict, the layer and file it
+    comes from, and the patterns of its exceptions (canonical too; see RuleExceptions).
 
     No __slots__: the cached properties below keep their values in the instance dict.
     """
 
     def describe(self) -> str:
-        return f"rule '{self.pattern}' ({self.verdict}) in the {self.layer} policy ({self.path})"
+        excepts = "".join(f" except '{e}'" for e in self.excepts[:1]) + (" …" if len(self.excepts) > 1 else "")
+        return f"rule '{self.pattern}'{excepts} ({self.verdict}) in the {self.layer} policy ({self.path})"
 
     # Compiled on first use: a policy of 10,000 rules compiles only those a line's words can reach.
     @cached_property
@@ -123,6 +125,10 @@ class Rule(record("Rule", "pattern verdict layer path")):
     def flag_matcher(self) -> FlagMatcher | None:
         return _flag_matcher(self.pattern) if self.verdict != "allow" and " | " not in self.pattern else None
 
+    @cached_property
+    def exceptions(self) -> tuple[RuleException, ...]:
+        return tuple(_exception(e) for e in self.excepts)
+
 
 def canonical(pattern: str) -> str:
     """The form a pattern is stored and compared in: single spaces, `:*` read as ` *`."""
@@ -137,11 +143,11 @@ def first_word(pattern: str) -> str | None:
     return None if "*" in first.replace("\\*", "") else first.replace("\\*", "*")
 
 
-def compile_rule(pattern: str, verdict: str, layer: str, path: str) -> Rule:
+def compile_rule(pattern: str, verdict: str, layer: str, path: str, excepts=()) -> Rule:
     text = canonical(pattern)
     if not text:
         raise ValueError("a pattern cannot be empty")
-    return Rule(text, verdict, layer, path)
+    return Rule(text, verdict, layer, path, tuple(canonical(e) for e in excepts))
 
 
 def _flag_matcher(text: str) -> FlagMatcher | None:
@@ -149,6 +155,16 @@ def _flag_matcher(text: str) -> FlagMatcher | None:
 
     Allow rules never get one: an allow stays exactly as written.
     """
+    parts = _flag_parts(text)
+    if parts is None:
+        return None
+    name, flags, rest, aliases = parts
+    return FlagMatcher(name, flags, _segment_regex(" ".join(rest)), aliases or {})
+
+
+def _flag_parts(text: str):
+    """(name, canonical options, the other words, the name's option spellings or None), or None
+    when the pattern has no options after a literal name."""
     from gatekeep.arity import load_table
 
     words = text.split(" ")
@@ -163,7 +179,77 @@ def _flag_matcher(text: str) -> FlagMatcher | None:
     known = load_table().flag_aliases
     aliases = known.get(" ".join(name)) if " ".join(name) in known else None
     flags, _ = split_options(words[n:end], aliases)
-    return FlagMatcher(name, flags, _segment_regex(" ".join(words[end:])), aliases or {})
+    return name, flags, words[end:], aliases
+
+
+class RuleException(record("RuleException", "name flags words aliases")):
+    """One exception of a deny or ask rule: `rm -rf *` except `rm -rf /tmp/*`.
+
+    An exception narrows a rule; it allows nothing itself (what it excepts goes on to the
+    other rules, the loss and write checks and the default). So it is read strictly:
+    - each `*` stands for part of one word (it never spans two), and a last word with a `*`
+      is tried against each of the command's remaining words (`rm -rf /tmp/a /tmp/b`);
+    - a word with a `..` component never fits (`/tmp/../home`);
+    - options are read as the rule's are (`-fr` is `-rf`), but the command may add only
+      options known to take no value (arity/flags.toml); a tool without such a table must
+      have exactly the exception's options;
+    - a word whose value comes from a variable, a substitution or a brace list never fits
+      (the rule still applies, or asks when it only could match); a glob fits only where
+      an exception's `*` covers it, since its names stay in that place.
+
+    name: the words before the options (None: the pattern has no options, and its words are
+    compared one by one); flags: canonical options; words: a regex per remaining word.
+    """
+
+    __slots__ = ()
+
+    def covers(self, words: list[str]) -> bool:
+        if any(_climbs(w) for w in words):
+            return False
+        if self.name is None:
+            return _words_fit(self.words, words)
+        if tuple(words[: len(self.name)]) != self.name:
+            return False
+        flags, positional = split_options(words[len(self.name) :], self.aliases)
+        if not self.flags <= flags:
+            return False
+        known = {c for s in (self.aliases or {}).values() for c in _canonical(s)}
+        if flags - self.flags - known:
+            return False
+        return _words_fit(self.words, positional)
+
+
+def _exception(text: str) -> RuleException:
+    parts = _flag_parts(text)
+    if parts is None:
+        return RuleException(None, frozenset(), tuple(_word_regex(w) for w in text.split(" ")), None)
+    name, flags, rest, aliases = parts
+    return RuleException(name, flags, tuple(_word_regex(w) for w in rest if w), aliases)
+
+
+def _word_regex(word: str) -> tuple[re.Pattern, bool]:
+    """The word's regex, and whether it has a `*`."""
+    import re
+
+    word = word.replace("\\*", "\x01").replace("*", _STAR).replace("\x01", "*")
+    return re.compile(".*".join(re.escape(part) for part in word.split(_STAR)), re.DOTALL), _STAR in word
+
+
+def _words_fit(patterns: tuple[tuple[re.Pattern, bool], ...], words: list[str]) -> bool:
+    """Word k against pattern k; a last pattern with a `*` takes each word left (a bare `*` none too)."""
+    if not patterns:
+        return not words
+    *fixed, (last, starred) = patterns
+    if len(words) < len(fixed) or not all(p.fullmatch(w) for (p, _), w in zip(fixed, words, strict=False)):
+        return False
+    rest = words[len(fixed) :]
+    if not starred:
+        return len(rest) == 1 and last.fullmatch(rest[0]) is not None
+    return (bool(rest) or last.pattern == ".*") and all(last.fullmatch(w) for w in rest)
+
+
+def _climbs(word: str) -> bool:
+    return ".." in word.split("/")
 
 
 def _segment_regex(segment: str) -> re.Pattern:
@@ -202,8 +288,8 @@ class RuleIndex:
         rule = self._made.get(position)
         if rule is None:
             layer = self._layers[position[0]]
-            verdict, pattern = layer.rules[position[1]]
-            rule = self._made[position] = compile_rule(pattern, verdict, layer.name, str(layer.path))
+            verdict, pattern, excepts = layer.rules[position[1]]
+            rule = self._made[position] = compile_rule(pattern, verdict, layer.name, str(layer.path), excepts)
         return rule
 
     @property
@@ -234,7 +320,7 @@ def index_positions(layers) -> tuple[dict, dict]:
     by_word: dict[tuple[str, str], list[tuple[int, int]]] = {}
     wild: dict[str, list[tuple[int, int]]] = {}
     for i, layer in enumerate(layers):
-        for j, (verdict, pattern) in enumerate(layer.rules):
+        for j, (verdict, pattern, _) in enumerate(layer.rules):
             word = first_word(canonical(pattern))
             if word is None:
                 wild.setdefault(verdict, []).append((i, j))
@@ -271,14 +357,14 @@ def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
             if getattr(matches[i], verdict) is None:
                 _match_forms(verdict, i, commands, slots, index, matches)
             if getattr(matches[i], verdict) is None and normalized.unknown_forms:
-                setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized.unknown_forms, index))
+                setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized, index))
         if normalized.allow_form:
             _match_allow(i, commands, slots, index, matches)
     return matches
 
 
-def _could_match(verdict: str, texts: tuple[str, ...], index: RuleIndex) -> Rule | None:
-    for text in texts:
+def _could_match(verdict: str, normalized: Normalized, index: RuleIndex) -> Rule | None:
+    for text in normalized.unknown_forms:
         first = text.split(" ", 1)[0]
         rules = index.of_verdict(verdict) if UNKNOWN in first else index.candidates(verdict, first)
         for rule in rules:
@@ -286,8 +372,40 @@ def _could_match(verdict: str, texts: tuple[str, ...], index: RuleIndex) -> Rule
                 could_match(rule.pattern, text)
                 or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" ")))
             ):
+                if rule.excepts and _excepted_unknown(rule, normalized, text):
+                    continue
                 return rule
     return None
+
+
+def _excepted_unknown(rule: Rule, normalized: Normalized, text: str) -> bool:
+    """Whether an exception covers every value of this form's globs (see RuleException)."""
+    for form in normalized.deny_forms:
+        words = exception_words(normalized.command, form)
+        if words is not None and " ".join(words) == text:
+            return any(e.covers(words) for e in rule.exceptions)
+    return False
+
+
+_NOT_A_PLAIN_GLOB = frozenset("$`{}()|^#~<>")
+
+
+def exception_words(command, form: tuple[str, ...]) -> list[str] | None:
+    """The words of a deny form an exception is compared with: as they are, with each glob
+    marked UNKNOWN; None when a word's value is not known before it runs (a variable, a
+    substitution, a brace list, a zsh glob operator) or the form is not the command's own words."""
+    if not any(w.dynamic for w in command.words):
+        return list(form)
+    argv = command.argv
+    k = len(argv) - len(form)
+    if k < 0 or tuple(argv[k + 1 :]) != form[1:] or command.words[k].dynamic:
+        return None
+    words = [form[0]]
+    for word in command.words[k + 1 :]:
+        if word.dynamic and (word.unsafe or not _NOT_A_PLAIN_GLOB.isdisjoint(word.value)):
+            return None
+        words.append(unknown_parts(word.value) if word.dynamic else word.value)
+    return words
 
 
 def _form_text(form: tuple[str, ...]) -> str:
@@ -301,6 +419,8 @@ def _match_forms(verdict, i, commands, slots, index, matches) -> None:
         text = _form_text(form)
         for rule in index.candidates(verdict, form[0]):
             if not _matches_text(rule, text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
+                continue
+            if rule.excepts and _excepted(rule, commands[i].command, form):
                 continue
             hit = _following(rule, i, commands, slots, lambda n: [_form_text(f) for f in n.deny_forms if f])
             if hit is not None:
@@ -322,6 +442,11 @@ def _match_allow(i, commands, slots, index, matches) -> None:
         for j in hit or ():
             if matches[j].allow is None or _specificity(rule) > _specificity(matches[j].allow):
                 matches[j].allow = rule
+
+
+def _excepted(rule: Rule, command, form: tuple[str, ...]) -> bool:
+    words = exception_words(command, form)
+    return words is not None and any(e.covers(words) for e in rule.exceptions)
 
 
 def _matches_text(rule: Rule, text: str) -> bool:

@@ -86,8 +86,8 @@ class Layer(
     """One policy file: its text and what it sets.
 
     name: "built-in", "system", "user" or "project"; path: a str; text: the
-    file's content, "" when it does not exist; rules: (verdict, pattern) in
-    file order; ignored: the allow patterns of an untrusted project file;
+    file's content, "" when it does not exist; rules: (verdict, pattern, exceptions)
+    in file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
     syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
     mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs;
@@ -145,14 +145,14 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-6"
+    cache_name = "policy-7"
     project_files = [] if cwd is None else find_project_files(cwd)
     for project_file in project_files:
         text = read_project_text(project_file)
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     if project_files:
-        cache_name = f"policy-6-{trust_key(chr(0).join(project_files), '')[:16]}"
+        cache_name = f"policy-7-{trust_key(chr(0).join(project_files), '')[:16]}"
     # the record's fields are part of the key: a new setting in Layer must not meet an old cache
     key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
@@ -166,7 +166,7 @@ def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
     for project_file in project_files:
         text = read_project_text(project_file)
         sources.append(("project", project_file, text, isinstance(text, str) and is_trusted(paths, project_file, text)))
-    cache_name = f"projects-6-{trust_key(chr(0).join(project_files), '')[:16]}"
+    cache_name = f"projects-7-{trust_key(chr(0).join(project_files), '')[:16]}"
     key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
@@ -196,7 +196,7 @@ def _parse_source(name: str, path, text: str | PolicyError) -> Layer:
         if name != "project":
             raise
         error = str(e) if isinstance(e, PolicyError) else str(PolicyError(path, "nested too deeply to read"))
-        return Layer(name, path, "" if isinstance(text, PolicyError) else text, rules=(("ask", "*"),), error=error)
+        return Layer(name, path, "" if isinstance(text, PolicyError) else text, rules=(("ask", "*", ()),), error=error)
 
 
 def _untrusted(layer: Layer, trusted: bool) -> Layer:
@@ -204,7 +204,7 @@ def _untrusted(layer: Layer, trusted: bool) -> Layer:
     if trusted:
         return layer
     kept = tuple(rule for rule in layer.rules if rule[0] != "allow")
-    ignored = tuple(pattern for verdict, pattern in layer.rules if verdict == "allow")
+    ignored = tuple(pattern for verdict, pattern, _ in layer.rules if verdict == "allow")
     return layer._replace(rules=kept, ignored=ignored)
 
 
@@ -448,7 +448,9 @@ def _syslog(path: str, data: dict) -> bool | str | None:
     raise PolicyError(path, "must be true, false or a socket's absolute path", _line(audit, "syslog"), "audit.syslog")
 
 
-def _rules(path: str, data: dict) -> list[tuple[str, str]]:
+def _rules(path: str, data: dict) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(verdict, pattern, exceptions) for each entry of `rules:`; an entry is a pattern, or, under
+    ask and deny, `{pattern: PATTERN, except: [PATTERN, ...]}` (see match.RuleExceptions)."""
     rules = data.get("rules")
     if rules is None:
         return []
@@ -464,12 +466,31 @@ def _rules(path: str, data: dict) -> list[tuple[str, str]]:
             continue
         if not isinstance(patterns, list):
             raise PolicyError(path, "must be a list of patterns", _line(rules, verdict), f"rules.{verdict}")
-        for i, pattern in enumerate(patterns):
-            if not isinstance(pattern, str) or not pattern.strip():
-                line = patterns.lc.item(i)[0] + 1 if hasattr(patterns, "lc") else None
-                raise PolicyError(path, "each pattern must be a non-empty string", line, f"rules.{verdict}[{i}]")
-            found.append((str(verdict), str(pattern)))
+        for i, entry in enumerate(patterns):
+            line = patterns.lc.item(i)[0] + 1 if hasattr(patterns, "lc") else None
+            pattern, excepts = _rule_entry(path, str(verdict), entry, line, f"rules.{verdict}[{i}]")
+            found.append((str(verdict), pattern, excepts))
     return found
+
+
+def _rule_entry(path: str, verdict: str, entry, line: int | None, at: str) -> tuple[str, tuple[str, ...]]:
+    if isinstance(entry, dict) and verdict != "allow":
+        if set(entry) - {"pattern", "except"} or "pattern" not in entry:
+            raise PolicyError(path, "an entry is a pattern, or {pattern: PATTERN, except: [PATTERN, ...]}", line, at)
+        pattern, excepts = entry["pattern"], entry.get("except") or []
+        if not isinstance(excepts, list):
+            raise PolicyError(path, "except must be a list of patterns", line, at)
+    else:
+        pattern, excepts = entry, []
+    for value in (pattern, *excepts):
+        if not isinstance(value, str) or not value.strip() or "\0" in value:
+            hint = " (only ask and deny rules take exceptions)" if isinstance(entry, dict) else ""
+            raise PolicyError(path, f"each pattern must be a non-empty string{hint}", line, at)
+    if excepts and " | " in pattern:
+        raise PolicyError(path, "a pipeline pattern cannot take exceptions", line, at)
+    if any(" | " in e for e in excepts):
+        raise PolicyError(path, "an exception is one command, not a pipeline", line, at)
+    return str(pattern), tuple(str(e) for e in excepts)
 
 
 def _line(mapping, key) -> int | None:

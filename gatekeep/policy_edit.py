@@ -54,9 +54,29 @@ def locked(paths: Paths, policy: Path):
         lock.release()
 
 
-def add_rule(paths: Paths, policy: Path, pattern: str, verdict: str) -> str:
-    """Add `pattern` under `verdict`, moving it from another list if it is there. Returns what happened."""
-    return add_rules(paths, policy, [(pattern, verdict)])[0]
+def add_rule(paths: Paths, policy: Path, pattern: str, verdict: str, excepts: tuple[str, ...] = ()) -> str:
+    """Add `pattern` under `verdict`, moving it from another list if it is there. Returns what happened.
+
+    With `excepts` (ask and deny only), the entry is `{pattern: ..., except: [...]}`; a rule
+    already there takes these exceptions in place of its own ("updated")."""
+    if not excepts:
+        return add_rules(paths, policy, [(pattern, verdict)])[0]
+    assert verdict != "allow"
+    pattern = canonical(pattern)
+    excepts = tuple(canonical(e) for e in excepts)
+    with locked(paths, policy):
+        data = _read(policy)
+        if data.get("rules") is None:
+            data["rules"] = {}
+        result = _add(data["rules"], pattern, verdict, True)
+        entries = data["rules"][verdict]
+        at = next(i for i, e in enumerate(entries) if _pattern_of(e) == pattern)
+        if _excepts_of(entries[at]) != excepts:
+            entries[at] = _excepting(pattern, excepts)
+            result = "updated" if result == "exists" else result
+        if result != "exists":
+            _write(policy, data)
+    return result
 
 
 def add_rules(
@@ -122,7 +142,18 @@ def _add_protected(data, action: str, verdict: str, path: str) -> str:
 
 
 def _patterns(rules, verdict: str) -> list[str]:
-    return [canonical(p) for p in rules.get(verdict) or [] if isinstance(p, str)]
+    return [p for p in map(_pattern_of, rules.get(verdict) or []) if p is not None]
+
+
+def _pattern_of(entry) -> str | None:
+    """An entry's pattern: the entry itself, or a `{pattern: ..., except: [...]}` entry's."""
+    if isinstance(entry, dict):
+        entry = entry.get("pattern")
+    return canonical(entry) if isinstance(entry, str) else None
+
+
+def _excepts_of(entry) -> tuple[str, ...]:
+    return tuple(canonical(e) for e in entry.get("except") or ()) if isinstance(entry, dict) else ()
 
 
 def remove_rule(paths: Paths, policy: Path, pattern: str) -> list[str]:
@@ -139,13 +170,26 @@ def remove_rule(paths: Paths, policy: Path, pattern: str) -> list[str]:
 
 def _remove(rules, verdict: str, pattern: str) -> bool:
     patterns = rules.get(verdict) or []
-    keep = [i for i, p in enumerate(patterns) if not (isinstance(p, str) and canonical(p) == pattern)]
+    keep = [i for i, p in enumerate(patterns) if _pattern_of(p) != pattern]
     if len(keep) == len(patterns):
         return False
     for i in reversed(range(len(patterns))):
         if i not in keep:
             del patterns[i]
     return True
+
+
+def _excepting(pattern: str, excepts: tuple[str, ...]):
+    """`{pattern: ..., except: [...]}` on one line: written in place of a pattern, it keeps the
+    comment after that pattern where it was (a block mapping would move it)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    listed = CommentedSeq(excepts)
+    listed.fa.set_flow_style()
+    entry = CommentedMap(pattern=pattern)
+    entry["except"] = listed
+    entry.fa.set_flow_style()
+    return entry
 
 
 def _new_list():

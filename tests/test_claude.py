@@ -441,9 +441,9 @@ def test_import_keeps_comments_and_never_loosens_a_rule(capsys, paths, tmp_path,
     for kept in ("# my policy — hand written", "default: ask   # keep asking", "# things I trust", "# never"):
         assert kept in text
     assert read_layer("user", user_policy).rules == (
-        ("allow", "make test"),
-        ("allow", "ls"),
-        ("deny", "curl * | sh"),
+        ("allow", "make test", ()),
+        ("allow", "ls", ()),
+        ("deny", "curl * | sh", ()),
     )
     assert "1 added, 0 already present, 1 kept under another verdict, 0 skipped" in out
 
@@ -477,7 +477,7 @@ def test_import_into_another_policy_file(capsys, paths, tmp_path, user_policy):
     source = write(tmp_path / "settings.json", json.dumps({"permissions": {"deny": ["Bash(rm:*)"]}}))
     team = tmp_path / "team.yaml"
     assert run(capsys, "rules", "import", str(source), "--policy", str(team))[0] == 0
-    assert read_layer("user", team).rules == (("deny", "rm *"),)
+    assert read_layer("user", team).rules == (("deny", "rm *", ()),)
     assert not user_policy.exists()
 
 
@@ -533,13 +533,13 @@ def test_add_rules_locks_and_writes_once(monkeypatch, paths, user_policy):
     assert add_rules(paths, user_policy, [("ls *", "deny")], write=False) == ["moved from allow"]
     assert len(writes) == 1 and len(locks) == 3  # a dry run takes no lock
     assert add_rule(paths, user_policy, "ls *", "deny") == "moved from allow"
-    assert read_layer("user", user_policy).rules == (("ask", "git push *"), ("deny", "rm *"), ("deny", "ls *"))
+    assert read_layer("user", user_policy).rules == (("ask", "git push *", ()), ("deny", "rm *", ()), ("deny", "ls *", ()))
 
 
 def test_add_rules_into_an_empty_rules_key(paths, user_policy):
     write(user_policy, "default: ask\nrules:\n")
     assert add_rules(paths, user_policy, [("ls *", "allow")]) == ["added"]
-    assert read_layer("user", user_policy).rules == (("allow", "ls *"),)
+    assert read_layer("user", user_policy).rules == (("allow", "ls *", ()),)
 
 
 PATH_RULES = [

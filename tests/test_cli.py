@@ -150,6 +150,19 @@ def test_rules_add_list_remove(capsys, paths):
     assert run(capsys, "check", "--", "npm run build --watch")[0] == 1
 
 
+def test_rules_add_takes_exceptions_for_ask_and_deny_only(capsys, paths, tmp_path):
+    code, out, _ = run(capsys, "rules", "add", "--deny", "rm -rf *", "--except", "rm -rf /tmp/*")
+    assert code == 0 and "except 'rm -rf /tmp/*'" in out
+    _, out, _ = run(capsys, "rules", "list", "--json")
+    (rule,) = [r for r in json.loads(out)["rules"] if r["layer"] == "user"]
+    assert rule["except"] == ["rm -rf /tmp/*"]
+    _, text, _ = run(capsys, "rules", "list")
+    assert "except rm -rf /tmp/*" in text
+    assert run(capsys, "check", "--no-prompt", "--", "rm -rf ./build")[0] == 1
+    code, _, err = run(capsys, "rules", "add", "git *", "--except", "git push *")
+    assert code == 2 and "only ask and deny rules take exceptions" in err
+
+
 def test_rules_take_another_file_with_policy(capsys, tmp_path):
     team = tmp_path / "team.yaml"
     assert run(capsys, "rules", "add", "--ask", "git push *", "--policy", str(team))[0] == 0

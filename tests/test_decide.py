@@ -714,3 +714,63 @@ def test_a_policy_protects_more_paths(secrets, isolated_home, line, decision):
 def test_a_loop_variable_is_known_only_while_nothing_else_sets_it(secrets, line):
     verdict = evaluate(line, policy_from(OPEN), str(secrets))
     assert verdict.decision == "ask", verdict.reason
+
+
+EXCEPTED = """
+rules:
+  allow: ["rm *", "git *"]
+  deny:
+    - pattern: rm -rf *
+      except: ["rm -rf /tmp/*", "rm -rf /var/tmp/*"]
+  ask:
+    - pattern: git push *
+      except: [git push origin feature/*]
+"""
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        # what the exception names leaves the rule, however the options are spelled
+        ("rm -rf /tmp/build", "allow"),
+        ("rm -fr /tmp/build", "allow"),
+        ("rm -r -f -- /tmp/build", "allow"),
+        ("rm --recursive --force /var/tmp/x", "allow"),
+        ("rm -rfv /tmp/a /tmp/b", "allow"),  # -v takes no value; each word fits
+        ("rm -rf /tmp/*", "allow"),  # a glob's names stay in /tmp
+        ("rm -rf /tmp/build-*", "ask"),  # excepted, then the loss check: nothing matches it yet
+        # what it does not prove stays under the rule
+        ("rm -rf /tmp/a ~/work", "deny"),
+        ("rm -rf /tmp/../home/me", "deny"),
+        ("rm -rf /tmp/x/..", "deny"),
+        ("rm -rf --no-preserve-root /tmp/x", "deny"),
+        ("rm -rf /tmp/$X", "deny"),
+        ("rm -rf /tmp/$(echo x)", "deny"),
+        ("rm -rf /tmp/{a,b}", "deny"),
+        ("cd /tmp && rm -rf build", "deny"),  # words are compared as written
+        ("rm -rf build", "deny"),
+        ("rm -rf /tmpx/y", "deny"),
+        ("rm -rf /tmp", "deny"),
+        ("sudo rm -rf /tmp/x", "ask"),  # excepted through the wrapper; sudo itself asks
+        ("sudo rm -rf /home/x", "deny"),
+        # an excepted command still meets every other rule and check
+        ("rm -rf /tmp/x && rm -rf ~", "deny"),
+        # an ask rule's exception
+        ("git push origin feature/login", "allow"),
+        ("git push origin main", "ask"),
+        ("git push origin feature/a main", "ask"),
+        ("git push -f origin feature/login", "ask"),  # an option the exception does not name
+        ("git push origin feature/$B", "ask"),
+    ],
+)
+def test_rule_exceptions_take_out_only_what_they_prove(line, decision, tmp_path):
+    verdict = evaluate(line, policy_from(EXCEPTED), str(tmp_path))
+    assert verdict.decision == decision, verdict.reason
+
+
+def test_an_exception_allows_nothing_itself(tmp_path):
+    policy = policy_from("rules:\n  deny:\n    - pattern: rm -rf *\n      except: ['rm -rf /tmp/*']\n")
+    verdict = evaluate("rm -rf /tmp/build", policy, str(tmp_path))
+    assert verdict.decision == "ask" and verdict.rule is None, verdict.reason
+    denied = evaluate("rm -rf ./build", policy, str(tmp_path))
+    assert "except 'rm -rf /tmp/*'" in denied.reason

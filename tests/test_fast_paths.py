@@ -66,7 +66,7 @@ def test_the_plain_line_shortcut_decides_as_bashlex_does(monkeypatch):
 def test_a_cached_policy_decides_as_a_freshly_read_one(policy_name, paths):
     write(paths.user_policy, test_corpus.POLICIES[policy_name])
     fresh = load_policy(paths)  # compiles and fills the cache
-    assert (Path(paths.cache_dir) / "policy-6.marshal").exists()
+    assert (Path(paths.cache_dir) / "policy-7.marshal").exists()
     cached = load_policy(paths)
     assert cached == fresh._replace(index=cached.index)
     assert cached.rules == fresh.rules
@@ -83,14 +83,14 @@ def test_an_edit_to_any_layer_takes_effect_at_once(paths, tmp_path, monkeypatch)
     assert evaluate("git status", load_policy(paths)).decision == "deny"
     system = write(tmp_path / "system.yaml", "rules:\n  ask: ['git *']\n")
     monkeypatch.setenv("GATEKEEP_SYSTEM_POLICY", str(system))
-    assert load_policy(get_paths()).layers[1].rules == (("ask", "git *"),)
+    assert load_policy(get_paths()).layers[1].rules == (("ask", "git *", ()),)
 
 
 def test_a_broken_or_foreign_cache_is_rebuilt(paths):
     write(paths.user_policy, "rules:\n  deny: ['rm *']\n")
     load_policy(paths)
     for garbage in (b"", b"\x00garbage", __import__("marshal").dumps(("someone else's key", ((), {}, {}, "x")))):
-        (Path(paths.cache_dir) / "policy-6.marshal").write_bytes(garbage)
+        (Path(paths.cache_dir) / "policy-7.marshal").write_bytes(garbage)
         assert evaluate("rm x", load_policy(paths)).decision == "deny"
 
 

@@ -99,7 +99,7 @@ def test_ask_once_runs_it_and_adds_no_rule(gated, shell):
         True,
         "once",
     )
-    assert ("allow", "touch *") not in read_layer("user", get_paths().user_policy).rules
+    assert ("allow", "touch *", ()) not in read_layer("user", get_paths().user_policy).rules
 
 
 @pytest.mark.parametrize("shell", SHELLS)
@@ -107,7 +107,7 @@ def test_ask_always_runs_it_and_saves_the_rule(gated, shell):
     sh = gated(shell)
     sh.ask("touch ask-1 ask-2", "a")
     assert sh.exists("ask-1") and sh.exists("ask-2")
-    assert ("allow", "touch *") in read_layer("user", get_paths().user_policy).rules
+    assert ("allow", "touch *", ()) in read_layer("user", get_paths().user_policy).rules
     assert records()[-1]["answer"] == "always"
     sh.run("touch ask-3")  # no question any more
     assert sh.exists("ask-3")
@@ -125,7 +125,7 @@ def test_ask_not_approved_runs_nothing_and_is_audited(gated, shell, keys, answer
     record = records()[-1]
     assert (record["outcome"], record["answer"], record["timed_out"]) == ("deny", answer, answer == "timeout")
     if answer == "never":
-        assert ("deny", "touch *") in read_layer("user", get_paths().user_policy).rules
+        assert ("deny", "touch *", ()) in read_layer("user", get_paths().user_policy).rules
 
 
 @pytest.mark.parametrize("shell", SHELLS)

@@ -185,7 +185,7 @@ def test_every_shell_table_asks_when_a_builtin_sets_it():
     from gatekeep.policy import read_layer
     from gatekeep.shellwords import SHELL_TABLES
 
-    asks = {pattern for verdict, pattern in read_layer("built-in", resources.DEFAULT_POLICY).rules if verdict == "ask"}
+    asks = {pattern for verdict, pattern, _ in read_layer("built-in", resources.DEFAULT_POLICY).rules if verdict == "ask"}
     assert {f"{name}*" for name in SHELL_TABLES} <= asks
 
 

@@ -64,7 +64,9 @@ def test_empty_pattern_is_refused():
 
 
 def index_of(patterns: list[tuple[str, str]]) -> RuleIndex:
-    return RuleIndex((Layer("user", Path("p"), "", rules=tuple(patterns)),))
+    """(verdict, pattern) or (verdict, pattern, exceptions) rows as one layer's rules."""
+    rules = tuple((verdict, pattern, (*rest, ())[0]) for verdict, pattern, *rest in patterns)
+    return RuleIndex((Layer("user", Path("p"), "", rules=rules),))
 
 
 def _matches(line: str, patterns: list[tuple[str, str]]):
@@ -149,3 +151,34 @@ def test_deny_rules_hold_however_the_flags_are_written(line, denied):
 def test_allow_rules_do_not_get_flag_equivalence():
     matches = _matches("rm -fr x", [("allow", "rm -rf *")])
     assert matches[0].allow is None
+
+
+@pytest.mark.parametrize(
+    "exception,words,covers",
+    [
+        ("rm -rf /tmp/*", "rm -rf /tmp/x", True),
+        ("rm -rf /tmp/*", "rm -Rf /tmp/x", True),
+        ("rm -rf /tmp/*", "rm --recur --force /tmp/x", True),
+        ("rm -rf /tmp/*", "rm -rfv /tmp/x /tmp/y", True),
+        ("rm -rf /tmp/*", "rm -rf /tmp/x /home/y", False),
+        ("rm -rf /tmp/*", "rm -rf", False),
+        ("rm -rf /tmp/*", "rm -r /tmp/x", False),
+        ("rm -rf /tmp/*", "rm -rfI /tmp/x", False),  # -I is not in the table
+        ("rm -rf /tmp/*", "rm -rf /tmp/a/../../etc", False),
+        ("rm -rf /tmp/*", "rm -rf -- /tmp/x", True),
+        ("rm -rf /tmp/*", "rm -rf /tmp/\x00", True),  # a glob the `*` covers
+        ("rm -rf /tmp/*/cache", "rm -rf /tmp/\x00/cache", True),
+        ("rm -rf /tmp/build", "rm -rf /tmp/\x00", False),  # a glob no `*` covers
+        ("git push origin feature/*", "git push origin feature/x", True),
+        ("git push origin feature/*", "git push origin feature/x main", False),
+        ("git push origin feature/*", "git push origin", False),
+        ("git push origin *", "git push origin", True),  # a bare `*` also stands for no word
+        ("tool --mode=safe *", "tool --mode=safe x", True),
+        ("tool --mode=safe *", "tool --mode=safe --other x", False),  # no table: exactly its options
+        ("make clean", "make clean", True),
+        ("make clean", "make clean all", False),
+    ],
+)
+def test_an_exception_covers_only_what_it_names(exception, words, covers):
+    (rule,) = index_of([("deny", "x *", (exception,))]).rules
+    assert rule.exceptions[0].covers(words.split(" ")) is covers

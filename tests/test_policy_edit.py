@@ -29,7 +29,7 @@ rules:
 
 def test_add_creates_a_new_private_policy(paths):
     assert add_rule(paths, paths.user_policy, "npm run build *", "allow") == "added"
-    assert read_layer("user", paths.user_policy).rules == (("allow", "npm run build *"),)
+    assert read_layer("user", paths.user_policy).rules == (("allow", "npm run build *", ()),)
     assert Path(paths.user_policy).stat().st_mode & 0o777 == 0o600
 
 
@@ -47,11 +47,11 @@ def test_add_keeps_comments_layout_and_order(paths):
         assert kept in text
     assert 'allow: ["git status *", "make test", npm test *]' in text
     assert read_layer("user", paths.user_policy).rules == (
-        ("allow", "git status *"),
-        ("allow", "make test"),
-        ("allow", "npm test *"),
-        ("deny", "rm -rf *"),
-        ("ask", "git push *"),
+        ("allow", "git status *", ()),
+        ("allow", "make test", ()),
+        ("allow", "npm test *", ()),
+        ("deny", "rm -rf *", ()),
+        ("ask", "git push *", ()),
     )
 
 
@@ -60,7 +60,7 @@ def test_adding_twice_is_a_no_op_and_changing_verdict_moves_the_rule(paths):
     assert add_rule(paths, paths.user_policy, "make   test", "allow") == "exists"
     assert add_rule(paths, paths.user_policy, "make test", "deny") == "moved from allow"
     rules = read_layer("user", paths.user_policy).rules
-    assert ("deny", "make test") in rules and ("allow", "make test") not in rules
+    assert ("deny", "make test", ()) in rules and ("allow", "make test", ()) not in rules
 
 
 def test_remove(paths):
@@ -68,6 +68,19 @@ def test_remove(paths):
     assert remove_rule(paths, paths.user_policy, "rm -rf *") == ["deny"]
     assert remove_rule(paths, paths.user_policy, "rm -rf *") == []
     assert "# things I trust" in Path(paths.user_policy).read_text()
+
+
+def test_a_rule_with_exceptions_is_added_updated_and_removed_as_one(paths):
+    write(paths.user_policy, COMMENTED)
+    assert add_rule(paths, paths.user_policy, "rm -rf *", "deny", ("rm -rf /tmp/*",)) == "updated"
+    assert add_rule(paths, paths.user_policy, "rm -rf *", "deny", ("rm  -rf /tmp/*",)) == "exists"
+    assert add_rule(paths, paths.user_policy, "git push *", "ask", ("git push origin feature/*",)) == "added"
+    rules = read_layer("user", paths.user_policy).rules
+    assert ("deny", "rm -rf *", ("rm -rf /tmp/*",)) in rules
+    assert ("ask", "git push *", ("git push origin feature/*",)) in rules
+    assert "- {pattern: rm -rf *, except: [rm -rf /tmp/*]} # never" in Path(paths.user_policy).read_text()
+    assert remove_rule(paths, paths.user_policy, "rm -rf *") == ["deny"]
+    assert all(pattern != "rm -rf *" for _, pattern, _ in read_layer("user", paths.user_policy).rules)
 
 
 def test_a_broken_file_is_never_rewritten(paths):
@@ -96,7 +109,7 @@ def _add_many(worker: int, count: int) -> None:
 def test_eight_processes_adding_fifty_rules_each_lose_nothing(paths):
     write(paths.user_policy, COMMENTED)
     race(_add_many, 8, 50)
-    patterns = [p for v, p in read_layer("user", paths.user_policy).rules if p.startswith("tool")]
+    patterns = [p for v, p, _ in read_layer("user", paths.user_policy).rules if p.startswith("tool")]
     assert len(patterns) == 400 == len(set(patterns))
     assert "# things I trust" in Path(paths.user_policy).read_text()
     load_policy(paths)  # and the whole file still loads

@@ -19,18 +19,25 @@ def _target(policy_file: str | None) -> str:
     return policy_file or get_paths().user_policy
 
 
-def rules_add(pattern: str, verdict: str, policy_file: str | None) -> int:
+def rules_add(pattern: str, verdict: str, policy_file: str | None, excepts: tuple[str, ...] = ()) -> int:
     from gatekeep.policy_edit import add_rule
 
+    if excepts and verdict == "allow":
+        raise FatalError("only ask and deny rules take exceptions (--except): use --ask or --deny")
     try:
-        compile_rule(pattern, verdict, "user", "")
+        compile_rule(pattern, verdict, "user", "", excepts)
+        if any(not e.strip() for e in excepts):
+            raise ValueError("an exception cannot be empty")
+        if any(" | " in e for e in (pattern, *excepts) if excepts):
+            raise ValueError("a pipeline pattern cannot take exceptions, nor be one")
     except ValueError as e:
         raise FatalError(str(e)) from None
     path = _target(policy_file)
-    result = add_rule(get_paths(), path, pattern, verdict)
+    result = add_rule(get_paths(), path, pattern, verdict, excepts)
     messages = {"added": f"added {verdict} rule", "exists": f"{verdict} rule already present"}
     message = messages.get(result, f"{verdict} rule {result}")
-    click.echo(f"{message}: '{visible(pattern)}' in {path}")
+    shown = "".join(f" except '{visible(e)}'" for e in excepts)
+    click.echo(f"{message}: '{visible(pattern)}'{shown} in {path}")
     return EXIT_ALLOW
 
 
@@ -48,7 +55,10 @@ def rules_remove(pattern: str, policy_file: str | None) -> int:
 
 def rules_list(policy_file: str | None, as_json: bool) -> int:
     policy = load_policy(get_paths(), policy_file, os.getcwd())
-    rules = [{"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path} for r in policy.rules]
+    rules = [
+        {"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path, "except": list(r.excepts)}
+        for r in policy.rules
+    ]
     for layer in policy.layers:  # an untrusted project's allow rules: shown, marked, not applied
         rules += [
             {"pattern": p, "verdict": "allow", "layer": layer.name, "path": str(layer.path), "untrusted": True}
@@ -66,6 +76,8 @@ def rules_list(policy_file: str | None, as_json: bool) -> int:
         if rule.get("untrusted"):
             where += " (not applied: run `gatekeep trust` there to apply its allow rules)"
         click.echo(f"{rule['verdict']:<6} {visible(rule['pattern']):<{width}}  {where}")
+        for exception in rule.get("except") or ():
+            click.echo(f"{'':<6}   except {visible(exception)}")
     return EXIT_ALLOW
 
 

@@ -29,7 +29,7 @@ def trust(directory: str | None, revoke: bool) -> int:
 
     text = read_text(Path(path), required=True)
     layer = parse_layer("project", Path(path), text)  # a file that does not load is never trusted
-    allow = [pattern for verdict, pattern in layer.rules if verdict == "allow"]
+    allow = [pattern for verdict, pattern, _ in layer.rules if verdict == "allow"]
     project.trust(paths, path, text)  # the text just read and checked, not what the file holds later
     click.echo(f"trusted {path} as it is now; editing it revokes the trust")
     for pattern in allow:
