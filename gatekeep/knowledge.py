@@ -33,7 +33,10 @@ which forms run code:
 
 A form's command is also read as a script of its own when the data says where it
 is: `script-options` (`rsync -e CMD`, `git rebase -x CMD`) or `script-operands`
-(`git bisect run CMD ARGS`), so that deny rules see the command inside too.
+(`git bisect run CMD ARGS`), so that deny rules see the command inside too; and
+`shell-calls` with `shell-language` name the functions through which an
+interpreter's inline code runs a shell command (`os.system`, `execSync`,
+`system`): the literal commands they are given are read too (inline.py).
 
 Every table lists `examples`, lines that start with their kind (`runs:`, `safe:`,
 `reads:`, `changes:`, `loses:`, `secret:`, see EXAMPLE_KINDS);
@@ -87,6 +90,7 @@ LIST_KEYS = (
     "removes-with",
     "credential-options",
     "content-options",
+    "shell-calls",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -101,10 +105,11 @@ EXAMPLES = "examples"  # checked by the tests, not compiled
 # runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
 EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
-TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret")
+TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "shell-language")
 INT_KEYS = ("max-operands",)
 LOSS_CLASSES = ("git", "files", "containers", "cluster", "infra", "databases")
 WRITE_OPERANDS = ("all", "last", "second")
+SHELL_LANGUAGES = ("python", "js", "perl", "ruby")  # the string syntaxes inline.py reads
 
 _VERSIONED = lazy(r"(?P<family>[A-Za-z]+?)[0-9][0-9.]*")  # python3.12, ruby3.2, perl5.36
 STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/tty"})
@@ -218,6 +223,8 @@ def _compile_table(table: dict, where: str) -> dict:
                 raise ValueError(f"{where}: loss-class must be one of {', '.join(LOSS_CLASSES)}")
             if key == "write-operands" and value not in WRITE_OPERANDS:
                 raise ValueError(f"{where}: write-operands must be one of {', '.join(WRITE_OPERANDS)}")
+            if key == "shell-language" and value not in SHELL_LANGUAGES:
+                raise ValueError(f"{where}: shell-language must be one of {', '.join(SHELL_LANGUAGES)}")
             compiled[key] = value
         elif key in INT_KEYS:
             if type(value) is not int or value < 0:
@@ -423,6 +430,15 @@ def scripts_in(argv: list[str]) -> list[str]:
             import shlex  # here: shlex imports re, which typical lines never need
 
             scripts.append(shlex.join(parsed.operands))
+        if table.get("shell-calls"):  # `python3 -c 'os.system("CMD")'`: the literal CMD
+            from gatekeep.inline import UNKNOWN, shell_commands
+            from gatekeep.parse import parse_line
+
+            for code in parsed.values(*table.get("code-options", ())):
+                # scripts are joined into one: one that does not parse (a stray quote) would swallow
+                # the others, so it stands as a command nobody knows, which any deny rule could be
+                commands = shell_commands(code, table["shell-language"], table["shell-calls"])
+                scripts += [c if parse_line(c).complete else UNKNOWN for c in commands]
     return scripts
 
 

@@ -24,7 +24,7 @@ from gatekeep.knowledge import scripts_in
 from gatekeep.lazyre import lazy
 from gatekeep.parse import SimpleCommand
 from gatekeep.records import record
-from gatekeep.scripts import SHELLS, TRANSPARENT, exact_form, script_of, stdin_script, wrapped_script
+from gatekeep.scripts import SHELLS, TRANSPARENT, exact_form, quiet_parallel, script_of, stdin_script, wrapped_script
 from gatekeep.shellwords import Word
 from gatekeep.wildmatch import UNKNOWN, unknown_parts
 from gatekeep.wrappers import ASSIGNMENT, BARE, WRAPPERS, basename, unwrap, unwrap_all
@@ -84,7 +84,7 @@ def normalize(command: SimpleCommand) -> Normalized:
         inner_words = tuple(Word(value, dynamic) for value in inner)
     if chain and chain[-1] in ("watch", "flock", "parallel") and inner:
         # `watch 'cmd args'`, `flock FILE -c 'cmd'` and `parallel 'cmd {}'` hand a string to a shell: read it
-        reentry, why_not_script = wrapped_script(chain[-1], inner_words)
+        reentry, why_not_script = wrapped_script(chain[-1], inner_words, _own_options(argv, inner, chain[-1]))
         inner = []
     else:
         reentry, why_not_script = script_of(inner_words)
@@ -113,7 +113,11 @@ def normalize(command: SimpleCommand) -> Normalized:
     suggestion = None if bare or not_allowable else _suggestion(inner, allow_form)
     # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
     # `sudo bash -c '...'` does more than its script, so it is decided as itself.
-    transparent = reentry is not None and bool(allow_form) and allow_form[0] in TRANSPARENT
+    transparent = (
+        reentry is not None
+        and bool(allow_form)
+        and (allow_form[0] in TRANSPARENT or (allow_form[0] == "parallel" and quiet_parallel(allow_form)))
+    )
     # a program fed by a pipe, a here-string or a heredoc; a shell's is read as its script instead
     fed = command.position > 0 or any(r.stdin_text is not None for r in command.redirects)
     # `sudo -s` has no command inside: the wrapper itself is the form
@@ -125,6 +129,13 @@ def normalize(command: SimpleCommand) -> Normalized:
     return Normalized(
         command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown
     )
+
+
+def _own_options(argv: list[str], inner: list[str], wrapper: str) -> list[str]:
+    """The words between the last `wrapper` word and the command it runs: its own options."""
+    outer = argv[: len(argv) - len(inner)]
+    at = max((i for i, w in enumerate(outer) if basename(w) == wrapper), default=len(outer))
+    return outer[at + 1 :]
 
 
 DECLARATIONS = frozenset({"export", "declare", "typeset", "readonly", "local", "integer", "float"})

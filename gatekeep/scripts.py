@@ -211,10 +211,11 @@ def _script_text(tool: str, script) -> tuple[str, tuple[str, ...]]:
     return text, ()
 
 
-def wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
-    """The script of `watch 'CMD'`, `flock FILE -c CMD` or `parallel 'CMD {}' ::: ARGS`, which run it with a shell."""
+def wrapped_script(wrapper: str, words, options=()) -> tuple[str | None, tuple[str, ...]]:
+    """The script of `watch 'CMD'`, `flock FILE -c CMD` or `parallel 'CMD {}' ::: ARGS`, which
+    run it with a shell; `options` are the wrapper's own (before CMD)."""
     if wrapper == "parallel":
-        words = words[: next((i for i, w in enumerate(words) if w.value in (":::", "::::", ":::+")), len(words))]
+        return _parallel_script(words, list(options))
     if wrapper == "flock":
         if words and words[0].value in ("-c", "--command"):
             return _script_text(wrapper, list(words[1:2]))
@@ -222,6 +223,154 @@ def wrapped_script(wrapper: str, words) -> tuple[str | None, tuple[str, ...]]:
 
         return _script_text(wrapper, [Word(shlex.join(w.value for w in words), any(w.dynamic for w in words))])
     return _script_text(wrapper, list(words))
+
+
+_NOT_A_PLAIN_GLOB = frozenset("$`{}()<>|")
+PARALLEL_INPUT = '"$PARALLEL_INPUT"'  # an argument nobody can see yet: from standard input or a file
+_PARALLEL_SOURCES = frozenset({":::", ":::+", "::::", "::::+"})
+# GNU parallel's replacement strings ({}, {.}, {/}, {//}, {/.}, {#}, {%}, {3}, {3/.}, --plus's
+# {+/}…), and {= perl =}, which runs Perl code on each argument
+_REPLACEMENT = lazy(r"\{=.*?=\}|\{(?P<n>-?[0-9]+)?[^{}\s]*\}", flags=16)  # re.DOTALL
+MAX_PARALLEL_JOBS = 32
+_UNSEEN = (PARALLEL_INPUT, True)  # (an argument's value, whether it stands as the shell gave it)
+# options that name a string standing for the argument in CMD (-I is xargs's), and --rpl, which
+# defines one computed by Perl code
+_PARALLEL_REPLACE = frozenset(
+    "-I --replace --er --extensionreplace --bnr --basenamereplace --dnr --dirnamereplace --bner "
+    "--basenameextensionreplace --seqreplace --slotreplace".split()
+)
+# parallel's options that change no file, run nothing elsewhere and read no input of their own: with
+# only these, parallel merely runs its commands, which are decided one by one (as xargs's are)
+QUIET_PARALLEL = frozenset(
+    "-j --jobs -P --max-procs -k --keep-order -N --max-args -n -X -m -q --quote --tag --line-buffer --lb "
+    "--group -u --ungroup --bar --eta --progress --will-cite -0 --null -v --verbose -t --dry-run --dryrun "
+    "--no-notice -I --replace --halt --halt-on-error --delay --timeout --retries --colsep -C -d --delimiter "
+    "--plus --trim -r --no-run-if-empty --keep-going --ctag --colour --color".split()
+)
+
+
+def quiet_parallel(argv) -> bool:
+    """Whether `parallel OPTIONS CMD …` sets only options of QUIET_PARALLEL."""
+    from gatekeep.wrappers import WRAPPERS
+
+    known = WRAPPERS["parallel"].value_options
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in _PARALLEL_SOURCES:
+        option = argv[i].split("=", 1)[0]
+        if option not in QUIET_PARALLEL and not (option[:2] in QUIET_PARALLEL and option[:2] in known):
+            return False
+        i += 2 if option in known and "=" not in argv[i] and option == argv[i] else 1
+    return True
+
+
+def _parallel_script(words, options: list[str]) -> tuple[str | None, tuple[str, ...]]:
+    """`parallel CMD ::: A B ::: C`: the commands it runs, one per combination of arguments, the way
+    xargs's are read (normalize.py): each argument put where CMD's replacement strings are, else
+    after CMD, quoted as parallel quotes it. Arguments from standard input, `:::: FILE` or
+    `-a FILE`, or too many combinations, are the unknown PARALLEL_INPUT."""
+    import itertools
+
+    start = next((i for i, w in enumerate(words) if w.value in _PARALLEL_SOURCES), len(words))
+    text, why_not = _script_text("parallel", list(words[:start]))
+    replace, computed, from_file = _parallel_options(options)
+    if computed:  # `--rpl 'TAG perl'`: TAG stands for what Perl code makes of the argument
+        return PARALLEL_INPUT, (*why_not, "parallel runs Perl code on each argument (--rpl)")
+    groups: list[list[tuple[str, bool]]] = [[_UNSEEN]] if from_file else []
+    for word in words[start:]:
+        if word.value in _PARALLEL_SOURCES:
+            groups.append([] if word.value.rstrip("+") == ":::" else [_UNSEEN])
+        elif groups and groups[-1] != [_UNSEEN]:
+            # with no command, each argument is a command line (`parallel ::: 'make a' 'make b'`);
+            # else it is quoted, as the shell gave it: a variable or a glob stays one, and `~`
+            # was already the home directory
+            raw = not text or word.dynamic or word.value.startswith("~")
+            groups[-1].append((word.value, raw))
+    groups = [g or [_UNSEEN] for g in groups] or [[_UNSEEN]]
+    if any("{=" in m.group() for m in _REPLACEMENT.finditer(text)):
+        why_not += ("parallel runs Perl code given in {= =} on each argument",)
+    jobs = list(itertools.islice(itertools.product(*groups), MAX_PARALLEL_JOBS + 1))
+    if len(jobs) > MAX_PARALLEL_JOBS:
+        jobs = [tuple(_UNSEEN for _ in groups)]
+    scripts = [_parallel_job(text, job, replace) for job in jobs]
+    if any(_UNSEEN in job for job in jobs):
+        why_not += ("parallel runs it on arguments nobody can see yet",)
+    elif any(PARALLEL_INPUT in script for script in scripts):
+        why_not += ("parallel runs it on values made at run time ({#}, {= =}, a part of an unseen argument)",)
+    return "\n".join(scripts), tuple(dict.fromkeys(why_not))
+
+
+def _parallel_options(options: list[str]) -> tuple[dict[str, str], bool, bool]:
+    """(each string -I and its kin make stand for the argument, with the replacement string it
+    means; whether --rpl computes one; whether arguments come from a file: -a)."""
+    replace: dict[str, str] = {}
+    computed = from_file = False
+    i = 0
+    while i < len(options):
+        option, _, attached = options[i].partition("=")
+        value = attached or (options[i + 1] if i + 1 < len(options) else "")
+        if option.startswith("-I") and len(option) > 2:
+            replace[option[2:]] = "{}"
+        elif option in ("-I", "--replace"):
+            replace[value] = "{}"
+        elif option in _PARALLEL_REPLACE:  # --er, --bnr…: a part of the argument (`{.}`)
+            replace[value] = "{.}"
+        elif option == "-i":  # the old -i means -I {}
+            replace["{}"] = "{}"
+        computed |= option == "--rpl"
+        from_file |= option in ("-a", "--arg-file") or (option.startswith("-a") and len(option) > 2)
+        i += 1
+    replace.pop("", None)
+    return replace, computed, from_file
+
+
+def _parallel_job(template: str, job: tuple[tuple[str, bool], ...], replace: dict[str, str]) -> str:
+    for string, meaning in replace.items():  # `-I @ 'echo @'`: a string of the user's for the argument
+        template = template.replace(string, meaning)
+    if not _REPLACEMENT.search(template):
+        return " ".join((template, *(_argument_text(a) for a in job))).lstrip(" ")
+
+    def argument(match) -> str:
+        n = match.group("n")
+        if n is None:
+            chosen = job
+        else:
+            k = int(n)
+            chosen = (job[k - 1],) if 0 < k <= len(job) else (job[k],) if -len(job) <= k < 0 else (_UNSEEN,)
+        modifier = match.group()[1 + len(n or "") : -1]
+        return " ".join(_argument_text(_part(a, modifier)) for a in chosen)
+
+    return _REPLACEMENT.sub(argument, template)
+
+
+def _part(argument: tuple[str, bool], modifier: str) -> tuple[str, bool]:
+    """What `{.}` (no extension), `{/}` (base name), `{//}` (directory) and `{/.}` make of an
+    argument; any other modifier ({#}, {%}, --plus's, {= =}), or an argument known only at
+    run time, is unknown: `r{.} -rf ~` with `m.x` runs `rm -rf ~`."""
+    value, raw = argument
+    if not modifier:
+        return argument
+    if modifier not in (".", "/", "//", "/.") or (raw and not _NOT_A_PLAIN_GLOB.isdisjoint(value)):
+        return _UNSEEN
+    import posixpath
+
+    # a glob (or ~) is cut as written: each name it stands for is cut at the same `/`, and at
+    # the same `.` unless the extension holds a glob character (`a.*` may be `a.b.c`)
+    if modifier == "//":
+        return posixpath.dirname(value) or ".", raw
+    if "/" in modifier:
+        value = posixpath.basename(value)
+    if "." in modifier:
+        value, extension = posixpath.splitext(value)
+        if raw and any(c in extension for c in "*?["):
+            return _UNSEEN
+    return value, raw
+
+
+def _argument_text(argument: tuple[str, bool]) -> str:
+    import shlex  # here: shlex imports re, which typical lines never need
+
+    value, raw = argument
+    return value if raw else shlex.quote(value)
 
 
 FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})

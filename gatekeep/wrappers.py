@@ -68,7 +68,18 @@ WRAPPERS: dict[str, Wrapper] = {
         "-n --interval -q --equexit",
         "-b --beep -e --errexit -g --chgexit -t --no-title -c --color -w --no-wrap -p --precise -d --differences",
     ),
-    "parallel": _w("-j --jobs -S --sshlogin --joblog -a --arg-file --delay --timeout --retries -N --max-args"),
+    "parallel": _w(
+        "-j --jobs -P --max-procs -S --sshlogin --slf --sshloginfile --joblog -a --arg-file --delay --timeout "
+        "--retries -N --max-args -n -L --max-lines -s --max-chars -I --replace --er --extensionreplace --bnr "
+        "--basenamereplace --dnr --dirnamereplace --bner --basenameextensionreplace --bnr --seqreplace --slotreplace "
+        "--rpl --colsep -C -d --delimiter -E --eof --halt --halt-on-error --results --res --tmpdir --workdir --wd "
+        "--basefile --bf --return --transferfile --tf --tagstring --arg-sep --arg-file-sep --itemsep --recstart "
+        "--recend --block --block-size --memfree --load --limit --nice --env --ssh --template --shuf --sqlmaster "
+        "--sqlworker --sql --termseq --tmux --tmuxpane --profile -J",
+        "-k --keep-order -X -m -q --quote --tag --line-buffer --lb --group -u --ungroup --bar --eta --progress "
+        "--will-cite --citation -0 --null -v --verbose -t --dry-run --dryrun --no-notice --plus --pipe --pipepart "
+        "--trim --xargs -r --no-run-if-empty --keep-going --ctag --colour --color --cleanup --trc --transfer",
+    ),
     "pkexec": _w("--user", "--disable-internal-agent"),
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", "-l --login -m -p"),
     "chroot": _w("--userspec --groups", "--skip-chdir", positionals=1),

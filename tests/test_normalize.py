@@ -170,7 +170,7 @@ SCRIPTS = [
     ("script -qc 'rm -rf build' /dev/null", "rm -rf build"),
     ("script --command='rm -rf build' /dev/null", "rm -rf build"),
     ("su -lc 'make' bob", "make"),
-    ("parallel -j4 'rm -rf {}' ::: build", "rm -rf {}"),
+    ("parallel -j4 'rm -rf {}' ::: build", "rm -rf build"),  # each argument where {} stands
     ("tmux new -d 'rm -rf build'", "rm -rf build"),
     ("tmux split-window -h -c /tmp make test", "make test"),
     ("fish -c 'rm -rf build'", "rm -rf build"),
