@@ -26,8 +26,12 @@ _IDENT = lazy(r"[A-Za-z_$][A-Za-z_0-9$]*")
 _PYTHON_PREFIX = lazy(r"(?i)(?:[rbuf]|rb|br|fr|rf)(?=['\"])")
 _PERL_QUOTE = lazy(r"(q|qq|qx)\s*([^\sA-Za-z0-9_,;)])")
 _RUBY_PERCENT = lazy(r"%([qQxw]?)([^\sA-Za-z0-9])")
-_ESCAPE = lazy(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{1,3}|.)", flags=16)  # re.DOTALL
+_ESCAPE = lazy(
+    r"\\(x\{[0-9A-Fa-f]{1,8}\}|u\{[0-9A-Fa-f]{1,8}\}|N\{[^}]*\}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{1,3}|.)",
+    flags=16,  # re.DOTALL
+)
 _CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_JS_NAME_ESCAPE = lazy(r"\\u\{([0-9A-Fa-f]{1,6})\}|\\u([0-9A-Fa-f]{4})")
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "e": "\x1b", "f": "\f", "v": "\v"}
 
 
@@ -41,11 +45,21 @@ def shell_commands(code: str, language: str, calls) -> list[str]:
     made to skip a real call (`x = /'/; exec("rm -rf ~")`)."""
     if len(code) > MAX_CODE:
         return []
+    if language == "python":  # Python reads identifiers in NFKC: `os.ｓｙｓｔｅｍ` is os.system
+        import unicodedata
+
+        code = unicodedata.normalize("NFKC", code)
+    elif language == "js":  # and JavaScript reads escapes in them: `exec\u0053ync` is execSync
+        code = _JS_NAME_ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), code)
     reader = _Reader(code, language)
     found: list[str] = []
     for match in _IDENT.finditer(code):
         if match.group() in calls:
+            # a call whose command cannot be read (a variable, a keyword argument, a comment
+            # first) runs a command nobody knows, which any deny rule could be
             command = reader.arguments(match.end())
+            if command is None and _called(code, match.end(), language):
+                command = UNKNOWN
             if command:
                 found.append(command)
         elif _backtick_quote(code, match.start(), language):
@@ -59,6 +73,15 @@ def shell_commands(code: str, language: str, calls) -> list[str]:
             found.append(reader.literal(at)[0] or "")
             at = code.find("`", at + 1)  # each backtick may open one: a stray one hides nothing
     return [command for command in found if command.strip()]
+
+
+def _called(code: str, i: int, language: str) -> bool:
+    """Whether the name that ends at i is called: `(` follows, or in Perl and Ruby a variable
+    after a space (`system $cmd`)."""
+    j = _skip_space(code, i)
+    if j < len(code) and code[j] == "(":
+        return True
+    return language in ("perl", "ruby") and j > i and j < len(code) and code[j] in "$@"
 
 
 def _backtick_quote(code: str, i: int, language: str) -> bool:
@@ -158,6 +181,9 @@ class _Reader:
             if value is None:
                 end = self._operand_end(i)
                 if end == i:
+                    if parts:  # `"rm -rf " + ("~")`: a part it cannot read is one nobody knows
+                        parts.append(UNKNOWN)
+                        known = False
                     break
                 parts.append(UNKNOWN)
                 known = False
@@ -265,8 +291,14 @@ def _delimited(code: str, i: int, opener: str, closer: str) -> tuple[str | None,
 def _unescape(body: str) -> str:
     def one(match) -> str:
         escape = match.group(1)
+        if escape == "\n":
+            return ""  # a backslash before a newline joins the lines (Python, JavaScript, Perl "…")
+        if escape.startswith("N{"):
+            return UNKNOWN  # a character by its name: read as one nobody knows
         if escape[0] in "xuU" and len(escape) > 1:
-            return chr(int(escape[1:], 16))
+            digits = escape[1:].strip("{}")
+            code = int(digits, 16)
+            return chr(code) if code <= 0x10FFFF else UNKNOWN
         if escape[0] in "01234567":
             return chr(int(escape, 8))
         return _SIMPLE.get(escape, escape)

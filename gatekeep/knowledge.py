@@ -434,11 +434,12 @@ def scripts_in(argv: list[str]) -> list[str]:
             from gatekeep.inline import UNKNOWN, shell_commands
             from gatekeep.parse import parse_line
 
-            for code in parsed.values(*table.get("code-options", ())):
-                # scripts are joined into one: one that does not parse (a stray quote) would swallow
-                # the others, so it stands as a command nobody knows, which any deny rule could be
-                commands = shell_commands(code, table["shell-language"], table["shell-calls"])
-                scripts += [c if parse_line(c).complete else UNKNOWN for c in commands]
+            # several -e are one program, a line each (`perl -e 'system' -e '"rm -rf ~"'`)
+            code = "\n".join(parsed.values(*table.get("code-options", ())))
+            # scripts are joined into one: one that does not parse (a stray quote) would swallow
+            # the others, so it stands as a command nobody knows, which any deny rule could be
+            commands = shell_commands(code, table["shell-language"], table["shell-calls"]) if code else []
+            scripts += [c if parse_line(c).complete else UNKNOWN for c in commands]
     return scripts
 
 

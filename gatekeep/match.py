@@ -249,7 +249,8 @@ def _words_fit(patterns: tuple[tuple[re.Pattern, bool], ...], words: list[str]) 
 
 
 def _climbs(word: str) -> bool:
-    return ".." in word.split("/")
+    """A `..` component, or a glob one that may be `..` (`.?`, `.*`: bash before 5.2 matches it)."""
+    return any(part == ".." or (UNKNOWN in part and "." in part and not part.strip("." + UNKNOWN)) for part in word.split("/"))
 
 
 def _segment_regex(segment: str) -> re.Pattern:
@@ -352,18 +353,22 @@ class Matches:
 def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
     matches = [Matches() for _ in commands]
     slots = {(n.command.pipeline, n.command.position): i for i, n in enumerate(commands)}
+    # an exception is judged on one command as the file system is now: another command of the
+    # line could first make a link (`ln -s ~ /tmp/h && rm -rf /tmp/h/`), so only a line of one
+    # command gets exceptions
+    excepting = len(commands) == 1
     for i, normalized in enumerate(commands):
         for verdict in ("deny", "ask"):
             if getattr(matches[i], verdict) is None:
-                _match_forms(verdict, i, commands, slots, index, matches)
+                _match_forms(verdict, i, commands, slots, index, matches, excepting)
             if getattr(matches[i], verdict) is None and normalized.unknown_forms:
-                setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized, index))
+                setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized, index, excepting))
         if normalized.allow_form:
             _match_allow(i, commands, slots, index, matches)
     return matches
 
 
-def _could_match(verdict: str, normalized: Normalized, index: RuleIndex) -> Rule | None:
+def _could_match(verdict: str, normalized: Normalized, index: RuleIndex, excepting: bool) -> Rule | None:
     for text in normalized.unknown_forms:
         first = text.split(" ", 1)[0]
         rules = index.of_verdict(verdict) if UNKNOWN in first else index.candidates(verdict, first)
@@ -372,7 +377,7 @@ def _could_match(verdict: str, normalized: Normalized, index: RuleIndex) -> Rule
                 could_match(rule.pattern, text)
                 or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" ")))
             ):
-                if rule.excepts and _excepted_unknown(rule, normalized, text):
+                if excepting and rule.excepts and _excepted_unknown(rule, normalized, text):
                     continue
                 return rule
     return None
@@ -383,8 +388,27 @@ def _excepted_unknown(rule: Rule, normalized: Normalized, text: str) -> bool:
     for form in normalized.deny_forms:
         words = exception_words(normalized.command, form)
         if words is not None and " ".join(words) == text:
-            return any(e.covers(words) for e in rule.exceptions)
+            return _covered(rule, words)
     return False
+
+
+def _covered(rule: Rule, words: list[str]) -> bool:
+    """An exception covers the words as written and, for absolute and ~ paths, as they resolve
+    now, through links (`/tmp/h/` where /tmp/h links to the home directory is that directory)."""
+    resolved = [_resolved(w) if w.startswith(("/", "~")) else w for w in words[1:]]
+    return any(e.covers(words) and e.covers([words[0], *resolved]) for e in rule.exceptions)
+
+
+def _resolved(word: str) -> str:
+    import os
+
+    if word.startswith("~"):
+        word = os.path.expanduser(word)
+    cut = word.find(UNKNOWN)
+    if cut < 0:
+        return os.path.realpath(word)
+    head, _, _ = word[:cut].rpartition("/")  # a glob: resolve the directory it is in
+    return os.path.realpath(head or "/") + "/" + word[len(head) + 1 :] if "/" in word[:cut] else word
 
 
 _NOT_A_PLAIN_GLOB = frozenset("$`{}()|^#~<>")
@@ -412,7 +436,7 @@ def _form_text(form: tuple[str, ...]) -> str:
     return " ".join(form)
 
 
-def _match_forms(verdict, i, commands, slots, index, matches) -> None:
+def _match_forms(verdict, i, commands, slots, index, matches, excepting: bool = False) -> None:
     for form in commands[i].deny_forms:
         if not form:
             continue
@@ -420,7 +444,7 @@ def _match_forms(verdict, i, commands, slots, index, matches) -> None:
         for rule in index.candidates(verdict, form[0]):
             if not _matches_text(rule, text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
                 continue
-            if rule.excepts and _excepted(rule, commands[i].command, form):
+            if excepting and rule.excepts and _excepted(rule, commands[i].command, form):
                 continue
             hit = _following(rule, i, commands, slots, lambda n: [_form_text(f) for f in n.deny_forms if f])
             if hit is not None:
@@ -446,7 +470,7 @@ def _match_allow(i, commands, slots, index, matches) -> None:
 
 def _excepted(rule: Rule, command, form: tuple[str, ...]) -> bool:
     words = exception_words(command, form)
-    return words is not None and any(e.covers(words) for e in rule.exceptions)
+    return words is not None and _covered(rule, words)
 
 
 def _matches_text(rule: Rule, text: str) -> bool:

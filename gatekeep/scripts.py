@@ -232,6 +232,7 @@ _PARALLEL_SOURCES = frozenset({":::", ":::+", "::::", "::::+"})
 # {+/}…), and {= perl =}, which runs Perl code on each argument
 _REPLACEMENT = lazy(r"\{=.*?=\}|\{(?P<n>-?[0-9]+)?[^{}\s]*\}", flags=16)  # re.DOTALL
 MAX_PARALLEL_JOBS = 32
+_PARALLEL_GROUPING = frozenset("-N -n --max-args -X -m --xargs -L --max-lines -l -s --max-chars --colsep -C".split())
 _UNSEEN = (PARALLEL_INPUT, True)  # (an argument's value, whether it stands as the shell gave it)
 # options that name a string standing for the argument in CMD (-I is xargs's), and --rpl, which
 # defines one computed by Perl code
@@ -273,6 +274,9 @@ def _parallel_script(words, options: list[str]) -> tuple[str | None, tuple[str, 
     start = next((i for i, w in enumerate(words) if w.value in _PARALLEL_SOURCES), len(words))
     text, why_not = _script_text("parallel", list(words[:start]))
     replace, computed, from_file = _parallel_options(options)
+    # several arguments to a job (-N 3, -X, --xargs…) or one split into columns (--colsep): which
+    # words a job gets is parallel's arithmetic, so every argument is one nobody can see here
+    from_file |= any(o.split("=", 1)[0] in _PARALLEL_GROUPING or o[:2] in ("-N", "-n", "-L", "-C") for o in options)
     if computed:  # `--rpl 'TAG perl'`: TAG stands for what Perl code makes of the argument
         return PARALLEL_INPUT, (*why_not, "parallel runs Perl code on each argument (--rpl)")
     groups: list[list[tuple[str, bool]]] = [[_UNSEEN]] if from_file else []
@@ -407,10 +411,10 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
             i += 1 + FIND_ARGUMENTS.get(value, 1 if value.startswith("-newer") else 0)
             continue
         i += 1
-    starts = [v for v in values[1:] if not v.startswith(("-", "(", "!"))][:1] or ["."]
+    starts = _find_starts(values) or ["."]
     if "-mindepth" not in primaries:
-        # find's first result is its start path itself: `find / -exec rm -rf {} +` also runs `rm -rf /`
-        commands += [[starts[0] if v == "{}" else v for v in c] for c in commands if "{}" in c]
+        # find's first results are its start paths: `find / -exec rm -rf {} +` also runs `rm -rf /`
+        commands += [[start if v == "{}" else v for v in c] for c in commands if "{}" in c for start in starts]
     if "-delete" in primaries:
         commands.append(["rm", "-r", "-f", *starts])
     if not commands:
@@ -424,6 +428,16 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
         # then runs whatever a file is named (`;rm -rf ~`)
         return text, ("find puts file names inside a word of the command it runs",)
     return text, (("find runs a command computed at run time",) if dynamic else ())
+
+
+def _find_starts(values: list[str]) -> list[str]:
+    """find's start paths: every word after its own options (-H -L -P, -D LIST, -O LEVEL) up to
+    the expression, not only the first (`find /tmp/x ~ -delete` deletes both)."""
+    i = 1
+    while i < len(values) and values[i] in ("-H", "-L", "-P", "-D") or i < len(values) and values[i].startswith("-O"):
+        i += 2 if values[i] == "-D" else 1
+    end = next((j for j in range(i, len(values)) if values[j].startswith(("-", "(", "!", ","))), len(values))
+    return values[i:end]
 
 
 def exact_form(inner: list[str], fed: bool) -> str | None:

@@ -753,8 +753,10 @@ rules:
         ("rm -rf /tmp", "deny"),
         ("sudo rm -rf /tmp/x", "ask"),  # excepted through the wrapper; sudo itself asks
         ("sudo rm -rf /home/x", "deny"),
-        # an excepted command still meets every other rule and check
+        # only a line of one command, as the file system is now: another could first make a link
         ("rm -rf /tmp/x && rm -rf ~", "deny"),
+        ("ln -s ~ /tmp/h && rm -rf /tmp/h/", "deny"),
+        ("rm -rf /tmp/.?/home", "deny"),  # `.?` is `..` to bash before 5.2
         # an ask rule's exception
         ("git push origin feature/login", "allow"),
         ("git push origin main", "ask"),
@@ -766,6 +768,15 @@ rules:
 def test_rule_exceptions_take_out_only_what_they_prove(line, decision, tmp_path):
     verdict = evaluate(line, policy_from(EXCEPTED), str(tmp_path))
     assert verdict.decision == decision, verdict.reason
+
+
+def test_an_exception_follows_links_as_they_are_now(tmp_path):
+    link = tmp_path / "out"
+    link.symlink_to("/etc")
+    policy = policy_from(EXCEPTED.replace("/var/tmp/*", f"{tmp_path}/*"))
+    assert evaluate(f"rm -rf {tmp_path}/build", policy, str(tmp_path)).decision != "deny"
+    for line in (f"rm -rf {link}/", f"rm -rf {link}/x", f"rm -rf {link}/*"):
+        assert evaluate(line, policy, str(tmp_path)).decision == "deny", line
 
 
 def test_an_exception_allows_nothing_itself(tmp_path):

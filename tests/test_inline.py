@@ -35,7 +35,14 @@ def _calls(language: str):
         ("python", 'os.system("rm -rf " + d)', [f"rm -rf {UNKNOWN}"]),
         ("python", 'subprocess.run(["rm", "-rf", x])', [f"rm -rf {UNKNOWN}"]),
         ("python", "subprocess.run(['echo', 'a b; c'])", ["echo 'a b; c'"]),  # an argv stays an argv
-        ("python", "os.system(cmd)", []),
+        ("python", "os.system(cmd)", [UNKNOWN]),  # a command nobody can read here
+        ("python", 'os.system(("rm -rf ~"))', [UNKNOWN]),
+        ("python", 'os.system("rm -rf " + ("~"))', [f"rm -rf {UNKNOWN}"]),
+        ("python", 'os.system("rm -rf \\\n~")', ["rm -rf ~"]),  # a backslash-newline joins
+        ("python", 'os.system("rm -rf \\N{TILDE}")', [f"rm -rf {UNKNOWN}"]),
+        ("python", 'os.\uff53ystem("rm -rf ~")', ["rm -rf ~"]),  # names are read in NFKC
+        ("js", 'exec\\u0053ync("rm -rf \\u{7e}")', ["rm -rf ~"]),
+        ("perl", 'system("rm -rf \\x{7e}")', ["rm -rf ~"]),
         ("python", "print(1)", []),
         ("js", 'require("child_process").execSync("rm -rf ~")', ["rm -rf ~"]),
         ("js", "cp.spawn('rm', ['-rf', '/'], {stdio: 'inherit'})", ["rm -rf /"]),
@@ -71,6 +78,8 @@ INTERPRETERS_ALLOWED = "rules:\n  allow: ['python3 -c *', 'node -e *', 'perl -e 
         ("node -e 'require(\"child_process\").execSync(\"rm -rf ~\")'", "deny"),
         ("perl -e 'system(\"rm -rf ~\")'", "deny"),
         ("perl -e \"'\\`'; \\`rm -rf ~\\`\"", "deny"),  # a stray backtick hides no command
+        ("perl -e 'system' -e '\"rm -rf ~\"'", "deny"),  # several -e are one program
+        ("python3 -c 'import subprocess; subprocess.run(args=\"rm -rf ~\", shell=True)'", "ask"),
         ("ruby -e '`rm -rf ~`'", "deny"),
         ("python3 -c 'import os; os.system(\"git status\")'", "allow"),  # the rule names the form
         ("python3 -c 'import os; os.system(\"rm -rf \" + d)'", "ask"),  # a command made at run time
@@ -108,6 +117,9 @@ def test_inline_code_still_asks_with_no_rule_naming_it(line, tmp_path):
         ("parallel 'rm -rf {}' :::: list.txt", "ask", "ask"),
         ("parallel --rpl '{x} s/a/b/' 'rm {x}' ::: a", "ask", "ask"),
         ("parallel 'rm {=s/x/y/=}' ::: a", "ask", "ask"),
+        ("parallel -N3 {} ::: rm -rf ~", "ask", "ask"),  # several arguments to a job
+        ("parallel -j1 -X {} ::: rm -rf ~", "ask", "ask"),
+        ("parallel --colsep , rm ::: -rf,--no-preserve-root,/", "ask", "ask"),
         # arguments are quoted as parallel quotes them
         ("parallel echo ::: a ';rm -rf ~'", "allow", "allow"),
         # quiet options: parallel only runs its jobs, which decide
