@@ -250,7 +250,9 @@ def _words_fit(patterns: tuple[tuple[re.Pattern, bool], ...], words: list[str]) 
 
 def _climbs(word: str) -> bool:
     """A `..` component, or a glob one that may be `..` (`.?`, `.*`: bash before 5.2 matches it)."""
-    return any(part == ".." or (UNKNOWN in part and "." in part and not part.strip("." + UNKNOWN)) for part in word.split("/"))
+    return any(
+        part == ".." or (UNKNOWN in part and "." in part and not part.strip("." + UNKNOWN)) for part in word.split("/")
+    )
 
 
 def _segment_regex(segment: str) -> re.Pattern:

@@ -225,7 +225,8 @@ def wrapped_script(wrapper: str, words, options=()) -> tuple[str | None, tuple[s
     return _script_text(wrapper, list(words))
 
 
-_NOT_A_PLAIN_GLOB = frozenset("$`{}()<>|")
+# what makes an argument more than a glob or a ~ path: its value is computed when it runs
+_COMPUTED = frozenset("$`{}()<>|")
 PARALLEL_INPUT = '"$PARALLEL_INPUT"'  # an argument nobody can see yet: from standard input or a file
 _PARALLEL_SOURCES = frozenset({":::", ":::+", "::::", "::::+"})
 # GNU parallel's replacement strings ({}, {.}, {/}, {//}, {/.}, {#}, {%}, {3}, {3/.}, --plus's
@@ -260,7 +261,7 @@ def quiet_parallel(argv) -> bool:
         option = argv[i].split("=", 1)[0]
         if option not in QUIET_PARALLEL and not (option[:2] in QUIET_PARALLEL and option[:2] in known):
             return False
-        i += 2 if option in known and "=" not in argv[i] and option == argv[i] else 1
+        i += 2 if option in known and option == argv[i] else 1  # a value of its own follows
     return True
 
 
@@ -353,7 +354,7 @@ def _part(argument: tuple[str, bool], modifier: str) -> tuple[str, bool]:
     value, raw = argument
     if not modifier:
         return argument
-    if modifier not in (".", "/", "//", "/.") or (raw and not _NOT_A_PLAIN_GLOB.isdisjoint(value)):
+    if modifier not in (".", "/", "//", "/.") or (raw and not _COMPUTED.isdisjoint(value)):
         return _UNSEEN
     import posixpath
 
