@@ -20,7 +20,28 @@ policy_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
-@click.group(context_settings=CONTEXT)
+class _Gatekeep(click.Group):
+    """click ends a command whose output pipe was closed with exit 1 (it catches EPIPE itself): carry
+    the error past it to main.py, which ends quietly, or blocks for check (main._output_closed)."""
+
+    def make_context(self, *args, **kwargs):  # --help and --version print here
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError as e:
+            from gatekeep.errors import OutputClosed
+
+            raise OutputClosed() from e
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:
+            from gatekeep.errors import OutputClosed
+
+            raise OutputClosed() from e
+
+
+@click.group(cls=_Gatekeep, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="gatekeep")
 def cli() -> None:
     """A permission gate for the shell: vets every command line before any part of it runs."""

@@ -25,3 +25,10 @@ class PolicyError(FatalError):
         if key is not None:
             where += f", key {key!r}"
         super().__init__(f"policy error in {where}: {message}")
+
+
+class OutputClosed(Exception):
+    """A BrokenPipeError from a command run by click, carried past click (which would exit 1) to main.py.
+
+    Deliberately not an OSError: click catches those with errno EPIPE itself.
+    """

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gatekeep.errors import EXIT_BLOCKED, EXIT_ERROR, FatalError
+from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, OutputClosed
 
 _FLAGS = {"--no-prompt": "no_prompt", "--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
 _VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell"}
@@ -29,16 +29,24 @@ def main(argv: list[str] | None = None) -> int:
         if check is not None:
             from gatekeep.commands.check import check as run
 
-            return run(**check)
-        return _with_click(args)
+            code = run(**check)
+        else:
+            code = _with_click(args)
+    except (BrokenPipeError, OutputClosed):
+        return _output_closed(args)
     except FatalError as e:
-        print(f"gatekeep: {e}", file=sys.stderr)
+        _say(f"gatekeep: {e}")
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("gatekeep: interrupted", file=sys.stderr)
+        _say("gatekeep: interrupted")
         return _interrupted(args)
     except Exception as e:  # a bug: block, say so in one line, keep the traceback
         return _internal_error(e)
+    try:
+        sys.stdout.flush()  # here, where a closed pipe is handled, rather than at exit
+    except BrokenPipeError:
+        return _output_closed(args, code)
+    return code
 
 
 def read_check_args(args: list[str]) -> dict | None:
@@ -88,11 +96,55 @@ def _with_click(args: list[str]) -> int:
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.ClickException as e:
-        e.show()
+        try:
+            e.show()
+        except OSError:  # nobody reads the message; the exit code still says it
+            pass
         return EXIT_ERROR
     except click.exceptions.Abort:  # click's form of Ctrl-C
         return _interrupted(args)
     return result if isinstance(result, int) else 0
+
+
+# Commands whose exit code is a verdict: check (the hooks) and claude-hook (Claude Code).
+_GATES = ("check", "claude-hook")
+
+
+def _output_closed(args: list[str], code: int = EXIT_ALLOW) -> int:
+    """Whoever read the output has gone (`gatekeep audit tail | head -1`), the usual end of a pipeline:
+    end quietly with the command's own code. But a gate whose output is cut short blocks (exit 2),
+    so that a closed pipe can never turn a block, or a half-written answer, into a yes.
+
+    The command is args[0]: the group's only options (--help, --version) end before any command runs.
+    """
+    if args[:1] and args[0] in _GATES:
+        _say("gatekeep: the output was closed before it was written whole; blocked")
+        code = EXIT_ERROR
+    _silence_output()
+    return code
+
+
+def _silence_output() -> None:
+    """Python flushes stdout and stderr at exit; a closed pipe would fail that flush again and make
+    the exit code 120. Point both at /dev/null, as the Python documentation on SIGPIPE advises."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError, AttributeError):  # not a real descriptor (a test captures it)
+            pass
+    os.close(devnull)
+
+
+def _say(message: str) -> None:
+    """One line on stderr; if stderr is closed too, the exit code alone has to say it."""
+    try:
+        print(message, file=sys.stderr)
+    except OSError:
+        pass
 
 
 def _interrupted(args: list[str]) -> int:
@@ -114,5 +166,5 @@ def _internal_error(error: Exception) -> int:
         where = str(log)
     except Exception:
         traceback.print_exception(error)
-    print(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. Details: {where}", file=sys.stderr)
+    _say(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. Details: {where}")
     return EXIT_ERROR
