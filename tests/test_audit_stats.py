@@ -168,6 +168,16 @@ SUMMARIES = [
         },
         id="names of lines now allowed: what the new rule allows",
     ),
+    pytest.param(
+        [
+            rec("git status", "deny", rule=None, policy_sha256=None, reason="policy error in x; fix the policy"),
+            rec("rm -rf ~", "deny", policy_sha256="ab12"),
+            rec("rm -rf /", "deny"),  # from before records named their policy
+        ],
+        "",
+        {"decisions": {"allow": 0, "ask": 0, "deny": 2}, "policy_errors": 1, "outcomes": {"allow": 0, "deny": 3}},
+        id="a line blocked by a policy that did not load is a policy error, not a deny",
+    ),
 ]
 
 
@@ -344,6 +354,21 @@ def test_a_broken_policy_still_counts(capsys, paths):
     assert summary["policy_error"].startswith(f"policy error in {paths.user_policy}")
     assert main(["audit", "stats"]) == 0
     assert "the asks were not decided again: policy error in" in capsys.readouterr().out
+
+
+def test_policy_errors_as_check_records_them(tmp_path, paths):
+    write(paths.user_policy, "rules: [\n")
+    for line in ("git status", "make"):
+        assert _gatekeep("check", "--no-prompt", "--", line, cwd=tmp_path).returncode == 2
+    write(paths.user_policy, "")
+    assert _gatekeep("check", "--no-prompt", "--", "rm -rf ~", cwd=tmp_path).returncode == 1
+
+    stats = json.loads(_gatekeep("audit", "stats", "--json", cwd=tmp_path).stdout)
+    assert stats["decisions"] == {"allow": 0, "ask": 0, "deny": 1}
+    assert (stats["policy_errors"], stats["outcomes"]["deny"], stats["records"]) == (2, 3, 3)
+    text = _gatekeep("audit", "stats", cwd=tmp_path).stdout.splitlines()
+    assert "decision: 0 allow, 0 ask, 1 deny" in text
+    assert "policy errors: 2 lines blocked because the policy did not load" in text
 
 
 def _gatekeep(*args: str, cwd: Path) -> subprocess.CompletedProcess:

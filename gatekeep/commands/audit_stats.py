@@ -102,7 +102,9 @@ def summarize(
     (a directory -> the policy in force there now), what the asked lines get now and the rules
     that would remove most of those that still ask.
 
-    Anything in `records` that is not a dict with a string `command` counts as unreadable.
+    Anything in `records` that is not a dict with a string `command` counts as unreadable. A line
+    blocked because the policy did not load counts under policy_errors, not as a decision; its
+    outcome (deny) still counts.
     """
     decisions: collections.Counter = collections.Counter(dict.fromkeys(DECISIONS, 0))
     outcomes: collections.Counter = collections.Counter(dict.fromkeys(("allow", "deny"), 0))
@@ -110,7 +112,7 @@ def summarize(
     names: collections.Counter = collections.Counter()
     now: collections.Counter = collections.Counter(dict.fromkeys(DECISIONS, 0))
     still_asked: list[tuple[str, ...]] = []
-    count = unreadable = audit_mode = prompted = 0
+    count = unreadable = audit_mode = prompted = policy_errors = 0
     first = last = None
     recheck = _Recheck(policy_for)
     for record in records:
@@ -118,7 +120,10 @@ def summarize(
             unreadable += 1
             continue
         count += 1
-        decisions[_kind(record.get("decision"))] += 1
+        if is_policy_error(record):  # no decision was made: nothing to count as a deny
+            policy_errors += 1
+        else:
+            decisions[_kind(record.get("decision"))] += 1
         outcomes[_kind(record.get("outcome"))] += 1
         audit_mode += record.get("mode") == "audit"
         prompted += record.get("prompted") is True
@@ -143,6 +148,7 @@ def summarize(
         "last": last,
         "audit_mode": audit_mode,
         "decisions": dict(decisions),
+        "policy_errors": policy_errors,
         "outcomes": dict(outcomes),
         "prompted": prompted,
         "answers": dict(answers.most_common()),
@@ -158,6 +164,13 @@ def summarize(
         "rules": [{"rule": r, "removes": n} for r, n in zip(rules, removals(still_asked, rules), strict=True)],
         "removed": removed,
     }
+
+
+def is_policy_error(record: dict) -> bool:
+    """A line blocked because the policy did not load (check's record_broken_policy): recorded as a deny,
+    with no policy in force, which every decided record names (policy_sha256). Records written before
+    policy_sha256 existed lack the key, and are not taken for one."""
+    return record.get("decision") == "deny" and "policy_sha256" in record and record["policy_sha256"] is None
 
 
 class _Recheck:
@@ -233,6 +246,8 @@ def _show(s: dict) -> None:
             + (f", {s['audit_mode']:,} in audit mode (nothing blocked)" if s["audit_mode"] else "")
         )
         click.echo(f"decision: {_counts(s['decisions'])}")
+        if s["policy_errors"]:
+            click.echo(f"policy errors: {s['policy_errors']:,} lines blocked because the policy did not load")
         click.echo(f"outcome:  {_counts(s['outcomes'])}")
         if s["answers"]:
             click.echo(f"answers:  {_counts(s['answers'])}")
