@@ -99,11 +99,22 @@ def rules_add(pattern, verdict, excepts, policy_file) -> int:
 @rules.command(name="list", context_settings=CONTEXT)
 @policy_option
 @json_option
-def rules_list(policy_file, as_json) -> int:
-    """List every rule of every layer, with the file it comes from."""
+@click.option(
+    "--layer",
+    "layers",
+    multiple=True,
+    type=click.Choice(["built-in", "system", "user", "project"]),
+    help="Only the rules of this layer (repeatable).",
+)
+@click.option("--no-builtin", is_flag=True, help="Leave out the built-in rules.")
+def rules_list(policy_file, as_json, layers, no_builtin) -> int:
+    """List every rule of every layer, with the file it comes from.
+
+    gatekeep rules list --no-builtin shows only your own and your projects' rules.
+    """
     from gatekeep.commands.rules import rules_list as run
 
-    return run(policy_file, as_json)
+    return run(policy_file, as_json, layers=tuple(layers), no_builtin=no_builtin)
 
 
 @rules.command(name="remove", context_settings=CONTEXT)
@@ -131,7 +142,8 @@ def rules_test(policy_file, as_json, command_line) -> int:
 @click.argument("settings_file", type=click.Path(dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Show what would be added; write nothing.")
 @policy_option
-def rules_import(settings_file, dry_run, policy_file) -> int:
+@json_option
+def rules_import(settings_file, dry_run, policy_file, as_json) -> int:
     """Add the Bash permission rules of a Claude Code settings file to the policy.
 
     SETTINGS_FILE is e.g. ~/.claude/settings.json. Bash(npm run test:*) becomes
@@ -140,7 +152,7 @@ def rules_import(settings_file, dry_run, policy_file) -> int:
     """
     from gatekeep.commands.rules_import import rules_import as run
 
-    return run(settings_file, dry_run, policy_file)
+    return run(settings_file, dry_run, policy_file, as_json)
 
 
 @cli.command(name="normalize", context_settings=CONTEXT)
@@ -182,11 +194,12 @@ def hook(shell) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.option("--shell", "shell", type=click.Choice(["bash", "zsh"]), required=True, help="Which rc file.")
 @click.option("--remove", is_flag=True, help="Take the gatekeep block out again.")
-def install(shell, remove) -> int:
+@json_option
+def install(shell, remove, as_json) -> int:
     """Add the hook to ~/.bashrc or ~/.zshrc, as a marked block at the end (run again: no duplicate)."""
     from gatekeep.commands.install import install as run
 
-    return run(shell, remove)
+    return run(shell, remove, as_json)
 
 
 @cli.command(name="claude-hook", context_settings=CONTEXT)
@@ -261,7 +274,8 @@ def doctor(as_json) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.argument("directory", required=False, type=click.Path(exists=True, file_okay=False))
 @click.option("--revoke", is_flag=True, help="Stop trusting it: its allow rules no longer apply.")
-def trust(directory, revoke) -> int:
+@json_option
+def trust(directory, revoke, as_json) -> int:
     """Trust the project policy (.gatekeep.yaml) of DIRECTORY (default: here, or the nearest above).
 
     Its deny and ask rules always apply; its allow rules apply only once trusted.
@@ -269,7 +283,7 @@ def trust(directory, revoke) -> int:
     """
     from gatekeep.commands.trust import trust as run
 
-    return run(directory, revoke)
+    return run(directory, revoke, as_json)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -284,21 +298,23 @@ def pending(as_json) -> int:
 @cli.command(context_settings=CONTEXT)
 @click.argument("request_id")
 @click.option("--always", is_flag=True, help="Also add the suggested allow rules to the user policy.")
-def approve(request_id, always) -> int:
+@json_option
+def approve(request_id, always, as_json) -> int:
     """Let the line of the waiting request REQUEST_ID run (a unique start of its id is enough)."""
     from gatekeep.commands.approve import answer
 
-    return answer(request_id, "always" if always else "once")
+    return answer(request_id, "always" if always else "once", as_json)
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("request_id")
 @click.option("--never", is_flag=True, help="Also add the suggested patterns as deny rules.")
-def deny(request_id, never) -> int:
+@json_option
+def deny(request_id, never, as_json) -> int:
     """Refuse the line of the waiting request REQUEST_ID (a unique start of its id is enough)."""
     from gatekeep.commands.approve import answer
 
-    return answer(request_id, "never" if never else "deny")
+    return answer(request_id, "never" if never else "deny", as_json)
 
 
 @cli.command(context_settings=CONTEXT)

@@ -33,9 +33,14 @@ def pending(as_json: bool) -> int:
     return EXIT_ALLOW
 
 
-def answer(request_id: str, given: str) -> int:
+def answer(request_id: str, given: str, as_json: bool = False) -> int:
+    """Answer one waiting request; an id that matches none, or several, is an error (exit 2)."""
     request = approvals.give_answer(get_paths(), request_id, given, _who())
-    click.echo(f"{given}: {visible(request['command'])}  [{request['id'][:8]}]")
+    if as_json:
+        shown = {"id": request["id"], "answer": given, "command": request["command"], "cwd": request.get("cwd")}
+        click.echo(json.dumps(shown, ensure_ascii=False))
+    else:
+        click.echo(f"{given}: {visible(request['command'])}  [{request['id'][:8]}]")
     return EXIT_ALLOW
 
 

@@ -7,6 +7,7 @@ bash hook must run after anything else that sets PROMPT_COMMAND.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -16,7 +17,7 @@ from pathlib import Path
 import click
 
 from gatekeep.atomic import write_atomic
-from gatekeep.errors import EXIT_ALLOW
+from gatekeep.errors import EXIT_ALLOW, FatalError
 
 BEGIN = "# >>> gatekeep >>>"
 END = "# <<< gatekeep <<<"
@@ -35,16 +36,39 @@ def block(shell: str) -> str:
     return f'{BEGIN}\n# Vets every command line before it runs; keep this block last.\neval "$({command})"\n{END}\n'
 
 
-def install(shell: str, remove: bool) -> int:
+def install(shell: str, remove: bool, as_json: bool = False) -> int:
+    """Write the block (or take it out); with `as_json`, one object: `shell`, `rc_file`, and `action`,
+    "installed", "removed" or "absent" (--remove found no block: nothing changed)."""
     path = rc_file(shell)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    text = _read(path)
     kept = _BLOCK.sub("\n", text).rstrip("\n")
     new = (kept + "\n") if remove else (kept + "\n\n" if kept else "") + block(shell)
     if remove and kept == text.rstrip("\n"):
+        action = "absent"
+    else:
+        _write(path, new)
+        action = "removed" if remove else "installed"
+    if as_json:
+        click.echo(json.dumps({"shell": shell, "rc_file": str(path), "action": action}, ensure_ascii=False))
+    elif action == "absent":
         click.echo(f"no gatekeep block in {path}")
-        return EXIT_ALLOW
-    write_atomic(path, new, new_mode=0o644)
-    click.echo(f"{'removed the gatekeep block from' if remove else 'gatekeep hook installed in'} {path}")
-    if not remove:
-        click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
+    else:
+        click.echo(f"{'removed the gatekeep block from' if remove else 'gatekeep hook installed in'} {path}")
+        if not remove:
+            click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
     return EXIT_ALLOW
+
+
+# An rc file need not be UTF-8: its bytes go back as they came (surrogateescape), whatever they are.
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape") if path.exists() else ""
+    except OSError as e:
+        raise FatalError(f"cannot read {path} ({e.strerror or e}); nothing changed") from None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        write_atomic(path, text.encode("utf-8", "surrogateescape"), new_mode=0o644)
+    except OSError as e:
+        raise FatalError(f"cannot write {path} ({e.strerror or e}); nothing changed") from None

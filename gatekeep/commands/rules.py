@@ -53,8 +53,15 @@ def rules_remove(pattern: str, policy_file: str | None) -> int:
     return EXIT_ALLOW
 
 
-def rules_list(policy_file: str | None, as_json: bool) -> int:
+LAYERS = ("built-in", "system", "user", "project")  # as policy.py names them
+
+
+def rules_list(
+    policy_file: str | None, as_json: bool, layers: tuple[str, ...] = (), no_builtin: bool = False
+) -> int:
+    """Every rule, or only those of `layers` (all when empty), without the built-in ones if `no_builtin`."""
     policy = load_policy(get_paths(), policy_file, os.getcwd())
+    shown = set(layers or LAYERS) - ({"built-in"} if no_builtin else set())
     rules = [
         {"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path, "except": list(r.excepts)}
         for r in policy.rules
@@ -64,6 +71,7 @@ def rules_list(policy_file: str | None, as_json: bool) -> int:
             {"pattern": p, "verdict": "allow", "layer": layer.name, "path": str(layer.path), "untrusted": True}
             for p in layer.ignored
         ]
+    rules = [rule for rule in rules if rule["layer"] in shown]
     default = {"verdict": policy.default, "layer": policy.default_layer.name, "path": str(policy.default_layer.path)}
     if as_json:
         click.echo(json.dumps({"default": default, "timeout": policy.timeout, "rules": rules}, ensure_ascii=False))

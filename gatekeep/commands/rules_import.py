@@ -18,7 +18,14 @@ from gatekeep.errors import EXIT_ALLOW, FatalError
 from gatekeep.paths import get_paths
 
 
-def rules_import(source: str, dry_run: bool, policy_file: str | None) -> int:
+def rules_import(source: str, dry_run: bool, policy_file: str | None, as_json: bool = False) -> int:
+    """Add the settings file's rules (or, with `dry_run`, only say what would be added).
+
+    With `as_json`, one object: `source`, `policy`, `dry_run`, `entries` (one per settings entry:
+    `entry`, `verdict`, `pattern`, `protect` (read/write, or null for a rule), `result` (added,
+    present, kept or skipped) and `why` (why it was skipped, or the verdict it is kept under)),
+    and `counts` by result.
+    """
     from gatekeep.policy_edit import add_rules
 
     converted = convert_settings_file(source)
@@ -28,10 +35,18 @@ def rules_import(source: str, dry_run: bool, policy_file: str | None) -> int:
     results = iter(add_rules(get_paths(), target, wanted, move=False, write=not dry_run, protect=protect))
     converted = [c for c in converted if c.action is None] + [c for c in converted if c.action]  # in results' order
     counts = {"added": 0, "present": 0, "kept": 0, "skipped": 0}
+    entries = []
     for entry in converted:
-        kind, line = _describe(entry, None if entry.pattern is None else next(results), dry_run)
+        result = None if entry.pattern is None else next(results)
+        kind, line = _describe(entry, result, dry_run)
         counts[kind] += 1
-        click.echo(line)
+        entries.append(_entry_json(entry, kind, result))
+        if not as_json:
+            click.echo(line)
+    if as_json:
+        summary = {"source": source, "policy": target, "dry_run": dry_run, "entries": entries, "counts": counts}
+        click.echo(json.dumps(summary, ensure_ascii=False))
+        return EXIT_ALLOW
     would = "would be " if dry_run else ""
     summary = (
         f"{counts['added']} {would}added, {counts['present']} already present, "
@@ -58,6 +73,18 @@ def convert_settings_file(source: str) -> list[Converted]:
         return convert_settings(settings)
     except ValueError as e:
         raise FatalError(f"cannot import {source}: {e}") from None
+
+
+def _entry_json(entry: Converted, kind: str, result: str | None) -> dict:
+    why = entry.skipped if kind == "skipped" else result.removeprefix("kept as ") if kind == "kept" else None
+    return {
+        "entry": entry.entry,
+        "verdict": entry.verdict,
+        "pattern": entry.pattern,
+        "protect": entry.action,
+        "result": kind,
+        "why": why,
+    }
 
 
 def _describe(entry: Converted, result: str | None, dry_run: bool) -> tuple[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import click
@@ -13,17 +14,26 @@ from gatekeep.paths import get_paths
 from gatekeep.policy import parse_layer, read_text
 
 
-def trust(directory: str | None, revoke: bool) -> int:
+def trust(directory: str | None, revoke: bool, as_json: bool = False) -> int:
+    """Trust the nearest project policy as it is now, or (`revoke`) forget every trusted version of it.
+
+    With `as_json`, success prints one object: `path`, `trusted` (true after trust, false after
+    --revoke), and `allow` (the rules trusted) or `revoked` (how many versions were forgotten).
+    """
     start = directory or os.getcwd()
     path = project.find_project_file(start)
     if path is None:
         raise FatalError(f"no {project.FILE_NAME} in {start} or above it")
     paths = get_paths()
     if revoke:
-        if project.revoke(paths, path) == 0:
+        revoked = project.revoke(paths, path)
+        if revoked == 0:
             click.echo(f"gatekeep: {path} was not trusted", err=True)
             return EXIT_BLOCKED
-        click.echo(f"revoked trust in {path}: its allow rules no longer apply")
+        if as_json:
+            click.echo(json.dumps({"path": path, "trusted": False, "revoked": revoked}, ensure_ascii=False))
+        else:
+            click.echo(f"revoked trust in {path}: its allow rules no longer apply")
         return EXIT_ALLOW
     from pathlib import Path
 
@@ -31,6 +41,9 @@ def trust(directory: str | None, revoke: bool) -> int:
     layer = parse_layer("project", Path(path), text)  # a file that does not load is never trusted
     allow = [pattern for verdict, pattern, _ in layer.rules if verdict == "allow"]
     project.trust(paths, path, text)  # the text just read and checked, not what the file holds later
+    if as_json:
+        click.echo(json.dumps({"path": path, "trusted": True, "allow": allow}, ensure_ascii=False))
+        return EXIT_ALLOW
     click.echo(f"trusted {path} as it is now; editing it revokes the trust")
     for pattern in allow:
         click.echo(f"  allow {visible(pattern)}")
