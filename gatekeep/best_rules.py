@@ -7,9 +7,14 @@ import collections
 TOP_SUGGESTIONS = 5
 
 
-def best_suggestions(asked: list[tuple[str, ...]], count: int = TOP_SUGGESTIONS) -> tuple[list[str], int]:
+def best_suggestions(
+    asked: list[tuple[str, ...]], count: int = TOP_SUGGESTIONS, min_gain: float = 0
+) -> tuple[list[str], int]:
     """Greedily pick the rules that would stop the most prompts; a line stops asking once all its
-    suggestions are picked. Returns the rules and how many asked lines they cover."""
+    suggestions are picked. Returns the rules and how many asked lines they cover.
+
+    A rule's gain is what it does toward the lines still open: a whole line for a line that needs
+    only it, a share for a line that needs others too. Picking stops below `min_gain`."""
     chosen: list[str] = []
     open_lines = [set(s) for s in asked if s]
     for _ in range(count):
@@ -19,9 +24,10 @@ def best_suggestions(asked: list[tuple[str, ...]], count: int = TOP_SUGGESTIONS)
             if remaining:
                 for suggestion in remaining:
                     gains[suggestion] += 1 / len(remaining)
-        if not gains:
+        best = max(gains, key=lambda s: (gains[s], s), default=None)
+        if best is None or gains[best] < min_gain - 1e-9:  # shares of a line add up inexactly
             break
-        chosen.append(max(gains, key=lambda s: (gains[s], s)))
+        chosen.append(best)
     covered = sum(1 for needed in open_lines if needed <= set(chosen))
     return chosen, covered
 

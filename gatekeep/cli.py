@@ -166,20 +166,31 @@ def normalize_command(as_json, command_line) -> int:
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("source", default="-", metavar="[FILE | -]")
+@click.argument("source", required=False, metavar="[FILE | -]")
 @policy_option
 @json_option
 @click.option("--null", is_flag=True, help="Input commands are separated by NUL, not newlines.")
-def scan(source, policy_file, as_json, null) -> int:
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Suggest at most N rules, each worth at least 2 of the asked lines.",
+    metavar="N",
+)
+def scan(source, policy_file, as_json, null, top) -> int:
     """Decide every line of a history file (bash, zsh extended or plain; `-` reads stdin).
 
-    Prints how many lines would be allowed, asked or denied, the denied ones,
-    and the rules that would remove the most prompts; with --json, one object
-    per line like `check --json`. Never prompts, writes no audit record.
+    With no FILE: standard input if it is a pipe or a file, else your history
+    file ($HISTFILE, or by $SHELL ~/.zsh_history or ~/.bash_history); stderr
+    says which. Prints how many lines would be allowed, asked or denied, the
+    denied lines with their counts, and the rules that would remove the most
+    prompts; with --json, one object per line like `check --json`. Never
+    prompts, writes no audit record.
     """
     from gatekeep.commands.scan import scan as run
 
-    return run(source, policy_file, as_json, null)
+    return run(source, policy_file, as_json, null, top)
 
 
 @cli.command(context_settings=CONTEXT)

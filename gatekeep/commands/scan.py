@@ -1,6 +1,13 @@
 """`gatekeep scan`: what the policy would say about every line of a history file.
 
 Never prompts and writes no audit record. Identical lines are decided once.
+
+What it reads: FILE, or standard input with `-`. With neither, standard input
+when it is a pipe or a file (`history | gatekeep scan`, `gatekeep scan < f`),
+otherwise (a terminal, /dev/null) the user's history file, found by
+history.default_history_file: $HISTFILE, then the file of the shell $SHELL
+names (zsh: ${ZDOTDIR:-$HOME}/.zsh_history; bash: ~/.bash_history), then the
+other shell's. Which one it read is said on stderr.
 """
 
 from __future__ import annotations
@@ -8,17 +15,18 @@ from __future__ import annotations
 import collections
 import json
 import os
+import shlex
+import stat
 import sys
-from pathlib import Path
 
 import click
 
 from gatekeep.audit import new_id
-from gatekeep.best_rules import best_suggestions
+from gatekeep.best_rules import best_suggestions, removals
 from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW
+from gatekeep.errors import EXIT_ALLOW, FatalError
 from gatekeep.gate import evaluate, verdict_json, write_context
-from gatekeep.history import command_lines, null_separated
+from gatekeep.history import command_lines, decode, default_history_file, null_separated
 from gatekeep.paths import get_paths
 from gatekeep.policy import load_policy
 
@@ -26,13 +34,20 @@ PROGRESS_EVERY = 1000
 PARALLEL_FROM = 2_000  # distinct lines
 MAX_WORKERS = 8
 CHUNK = 200
+TOP_RULES = 10  # the most rules suggested, by default (--top)
+# A rule is suggested only if it is worth at least this many asked lines: one that would stop a
+# single line from asking is no reason to widen the policy.
+MIN_GAIN = 2
+DENIED_SHOWN = 20  # distinct denied lines listed; --json has them all
+SHOWN_WIDTH = 200  # characters of a line shown in the summary
 
 
-def scan(source: str, policy_file: str | None, as_json: bool, null: bool) -> int:
+def scan(source: str | None, policy_file: str | None, as_json: bool, null: bool, top: int = TOP_RULES) -> int:
     global _policy, _context
     _policy = load_policy(get_paths(), policy_file, os.getcwd())
     _context = write_context(None)
-    lines = list(_read(source, null))
+    text = decode(_read_source(source))
+    lines = list(null_separated(text) if null else command_lines(text.splitlines()))
     distinct = list(dict.fromkeys(lines))  # identical lines are decided once
     show_progress = not as_json and sys.stderr.isatty() and len(distinct) > PROGRESS_EVERY
     decided: dict[str, tuple] = {}
@@ -53,9 +68,12 @@ def scan(source: str, policy_file: str | None, as_json: bool, null: bool) -> int
         sys.stdout.write("".join(out))
         return EXIT_ALLOW
     tally: collections.Counter = collections.Counter(decided[line][0] for line in lines)
-    denied = [line for line in lines if decided[line][0] == "deny"]
+    denied = collections.Counter(line for line in lines if decided[line][0] == "deny")
     asked = [decided[line][1] for line in lines if decided[line][0] == "ask"]
-    _summary(len(lines), tally, denied, asked)
+    counts = f"{tally['allow']:,} allowed, {tally['ask']:,} would ask, {tally['deny']:,} denied"
+    click.echo(f"{len(lines):,} lines: {counts}")
+    _show_denied(denied)
+    _show_suggestions(asked, top)
     return EXIT_ALLOW
 
 
@@ -89,20 +107,68 @@ def _decide_all(lines: list[str]):
         yield from pool.imap(_decide, lines, chunksize=CHUNK)
 
 
-def _read(source: str, null: bool):
-    text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8", errors="replace")
-    return null_separated(text) if null else command_lines(text.splitlines())
+def _read_source(source: str | None) -> bytes:
+    """The bytes of FILE, of stdin for `-`, or, with no source, of stdin if it is piped, else of the user's history."""
+    if source is None and _stdin_is_piped():
+        click.echo("gatekeep: scanning standard input (give a FILE to scan that instead)", err=True)
+        source = "-"
+    elif source is None:
+        path, why = default_history_file()
+        click.echo(f"gatekeep: scanning {path} ({why}; give a FILE, or - for standard input)", err=True)
+        source = str(path)
+    elif source == "-" and sys.stdin.isatty():
+        click.echo("gatekeep: reading command lines from the terminal; end with Ctrl-D", err=True)
+    if source == "-":
+        stdin = getattr(sys.stdin, "buffer", None)
+        return stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    try:
+        with open(source, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise FatalError(f"cannot read {source} ({e.strerror or e})") from None
 
 
-def _summary(total: int, tally, denied: list[str], asked: list[tuple[str, ...]]) -> None:
-    click.echo(f"{total:,} lines: {tally['allow']:,} allowed, {tally['ask']:,} would ask, {tally['deny']:,} denied")
-    if denied:
-        click.echo("denied:")
-        for line in dict.fromkeys(denied):
-            click.echo(f"  {visible(line)}")
-    rules, covered = best_suggestions(asked)
-    if rules and asked:
-        share = f"{covered / len(asked):.0%} of the asks ({covered:,} of {len(asked):,})"
-        click.echo(f"these {len(rules)} rules would remove {share}:")
-        for rule in rules:
-            click.echo(f"  gatekeep rules add '{visible(rule)}'")
+def _stdin_is_piped() -> bool:
+    """A pipe, socket or regular file: something sent on purpose. A terminal or /dev/null is not."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # closed, or not a real descriptor
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISREG(mode)
+
+
+def _show_denied(denied: collections.Counter) -> None:
+    """Each denied line once, with how often it came, most frequent first (then in history order)."""
+    if not denied:
+        return
+    total, distinct = sum(denied.values()), len(denied)
+    click.echo(f"denied: {total:,} {_plural(total, 'line')}, {distinct:,} distinct, most frequent first:")
+    for line, count in denied.most_common(DENIED_SHOWN):
+        click.echo(f"  {count:>6,}  {_shorten(visible(line))}")
+    if distinct > DENIED_SHOWN:
+        click.echo(f"  and {distinct - DENIED_SHOWN:,} more (--json lists every line)")
+
+
+def _show_suggestions(asked: list[tuple[str, ...]], top: int) -> None:
+    """The rules, up to `top`, each worth at least MIN_GAIN asked lines; none if no rule is."""
+    if not asked or top == 0:
+        return
+    rules, covered = best_suggestions(asked, top, min_gain=MIN_GAIN)
+    if not rules:
+        click.echo(f"no rule suggested: none would remove {MIN_GAIN} or more of the asks")
+        return
+    share = f"{covered / len(asked):.0%} of the asks ({covered:,} of {len(asked):,})"
+    these = "this rule" if len(rules) == 1 else f"these {len(rules)} rules"
+    click.echo(f"{these} would remove {share}:")
+    commands = [f"gatekeep rules add {visible(shlex.quote(rule))}" for rule in rules]
+    width = max(map(len, commands))
+    for command, removed in zip(commands, removals(asked, rules), strict=True):
+        click.echo(f"  {command:<{width}}  # removes {removed:,}")
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 1] + "…"
+
+
+def _plural(count: int, word: str) -> str:
+    return word if count == 1 else word + "s"
