@@ -10,12 +10,24 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
 
+from gatekeep import keys as answer_keys
+
 PROMPT = "GK-READY> "
-QUESTION = "means deny) > "
+QUESTION = "means deny)"  # the last line of the question follows: its choices, then " > "
+PAUSE = answer_keys.AFTER_TYPING + 0.2  # a key counts as an answer only after a pause (gatekeep/keys.py)
+
+
+def press_answer(child: pexpect.spawn, keys: str) -> None:
+    """Answer the question on screen as a person does: each key pressed on its own, after a pause
+    (`a` and `n` need `y` after them to write the policy)."""
+    for key in keys:
+        time.sleep(PAUSE)
+        child.send(key)
 
 
 def hook_text(shell: str) -> str:
@@ -57,9 +69,12 @@ class Shell:
         """Send a line that must prompt; answer with `keys` (None: let it time out)."""
         self.child.sendline(line)
         self.child.expect_exact(QUESTION)
-        self.question = self.child.before.split("gatekeep: this line needs your approval", 1)[-1]  # not the echo
+        question = self.child.before
+        self.child.expect_exact(" > ")
+        question += QUESTION + self.child.before
+        self.question = question.split("gatekeep: this line needs your approval", 1)[-1]  # not the echo
         if keys is not None:
-            self.child.send(keys)
+            press_answer(self.child, keys)
         self.child.expect_exact(PROMPT)
         return self.child.before
 
@@ -75,7 +90,7 @@ class Shell:
         index = self.child.expect_exact([PROMPT, QUESTION])
         output = self.child.before
         if index == 1:
-            self.child.send(answer)
+            press_answer(self.child, answer)
             self.child.expect_exact(PROMPT)
             output += self.child.before
         return output, index == 1

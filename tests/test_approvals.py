@@ -16,6 +16,7 @@ import pytest
 from gatekeep import approvals, audit
 from gatekeep.paths import get_paths
 from tests.conftest import write
+from tests.shells import press_answer
 
 pytestmark = pytest.mark.timeout(120)
 GATEKEEP = [sys.executable, "-m", "gatekeep"]
@@ -138,7 +139,7 @@ def test_with_approve_remote_the_terminal_itself_cannot_approve():
     child = spawn_check()
     child.expect("only from another terminal: gatekeep approve ([0-9a-f]{8})")
     short_id = child.match.group(1)
-    child.send("oa\r")  # the keys that approve elsewhere do nothing here
+    press_answer(child, "oa")  # the keys that approve elsewhere do nothing here
     time.sleep(0.5)
     assert child.isalive()
     assert gatekeep("approve", short_id).returncode == 0
@@ -152,7 +153,7 @@ def test_with_approve_remote_the_terminal_can_still_deny():
     policy("approve: remote\n")
     child = spawn_check()
     child.expect("gatekeep approve")
-    child.send("d")
+    press_answer(child, "d")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1
@@ -163,7 +164,7 @@ def test_with_approve_both_either_side_answers():
     policy("approve: both\n")
     child = spawn_check()
     child.expect("or from another terminal: gatekeep approve")
-    child.send("o")
+    press_answer(child, "o")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -177,7 +178,7 @@ def test_watch_shows_requests_and_answers_with_a_key():
     check = asker("npm install from-watch")
     watcher.expect("npm install from-watch")
     watcher.expect(r"\[o/a/d/n\] >")
-    watcher.send("o")
+    press_answer(watcher, "o")
     assert check.wait(timeout=30) == 0
     watcher.expect("waiting for requests")
     watcher.send("q")

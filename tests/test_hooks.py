@@ -7,8 +7,10 @@ runs creates its marker file; a blocked line creates none, in any of its parts.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -19,13 +21,13 @@ from gatekeep.commands.hook import hook_command
 from gatekeep.paths import get_paths
 from gatekeep.policy import read_layer
 from tests.conftest import write
-from tests.shells import Shell, hook_text
+from tests.shells import PROMPT, QUESTION, Shell, hook_text, press_answer
 
 REPO = Path(__file__).resolve().parent.parent
 SHELLS = ["bash", "zsh"]
 POLICY = """\
 default: ask
-timeout: 3
+timeout: 8
 rules:
   allow: ["touch allowed-*", "echo *", "false", "true"]
   deny: ["touch denied-*"]
@@ -105,7 +107,7 @@ def test_ask_once_runs_it_and_adds_no_rule(gated, shell):
 @pytest.mark.parametrize("shell", SHELLS)
 def test_ask_always_runs_it_and_saves_the_rule(gated, shell):
     sh = gated(shell)
-    sh.ask("touch ask-1 ask-2", "a")
+    sh.ask("touch ask-1 ask-2", "ay")  # always, then yes: write the rule
     assert sh.exists("ask-1") and sh.exists("ask-2")
     assert ("allow", "touch *", ()) in read_layer("user", get_paths().user_policy).rules
     assert records()[-1]["answer"] == "always"
@@ -115,7 +117,7 @@ def test_ask_always_runs_it_and_saves_the_rule(gated, shell):
 
 @pytest.mark.parametrize(
     "keys,answer",
-    [("d", "deny"), ("\x03", "interrupt"), ("\x04", "eof"), ("n", "never"), (None, "timeout")],
+    [("d", "deny"), ("\x03", "interrupt"), ("\x04", "eof"), ("ny", "never"), ("ab", "timeout"), (None, "timeout")],
 )
 @pytest.mark.parametrize("shell", SHELLS)
 def test_ask_not_approved_runs_nothing_and_is_audited(gated, shell, keys, answer):
@@ -131,7 +133,7 @@ def test_ask_not_approved_runs_nothing_and_is_audited(gated, shell, keys, answer
 @pytest.mark.parametrize("shell", SHELLS)
 def test_an_accidental_enter_or_y_does_not_approve(gated, shell):
     sh = gated(shell)
-    sh.ask("touch ask-1", "\r\ry d")
+    sh.ask("touch ask-1", "\ry d")
     assert not sh.exists("ask-1")
     assert records()[-1]["answer"] == "deny"
 
@@ -295,3 +297,41 @@ def test_bash_coexists_with_a_bash_preexec_style_framework(gated, position):
     assert "touch denied-1" not in (sh.home / "preexec.log").read_text()
     assert (sh.home / "precmd.log").read_text().count("prompt") >= 4
     assert sh.run("false; echo status=$?").count("status=1") == 1
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_typing_the_next_command_at_the_question_answers_nothing(gated, shell):
+    """The issue's case: at the question for `mkdir -p build`, the next command typed at a
+    typist's pace wrote `mkdir *` into the policy with its `a`."""
+    sh = gated(shell)
+    before = Path(get_paths().user_policy).read_text()
+    sh.child.sendline("mkdir -p build")
+    sh.child.expect_exact(QUESTION)
+    for key in "cat README.md\r":
+        sh.child.send(key)
+        time.sleep(0.08)
+    sh.child.expect(r"not an answer: 'cat README.md\\[nr]'")
+    sh.child.expect_exact(PROMPT, timeout=20)  # the question times out: 8 s
+    assert not sh.exists("build")
+    assert Path(get_paths().user_policy).read_text() == before
+    assert (records()[-1]["command"], records()[-1]["answer"]) == ("mkdir -p build", "timeout")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_pasted_line_after_one_that_asks_is_set_aside_with_a_word(gated, shell):
+    sh = gated(shell)
+    sh.child.send("touch allowed-1\ntouch ask-1\ntouch allowed-2\n")
+    # \n or \r: as the shell left the terminal's input settings (zsh turns ICRNL off)
+    sh.child.expect(r"set aside, not run: 'touch allowed-2\\[nr]' \(typed before this question")
+    sh.child.expect_exact(QUESTION)
+    press_answer(sh.child, "d")
+    sh.child.expect_exact(PROMPT)
+    assert sh.exists("allowed-1") and not sh.exists("ask-1") and not sh.exists("allowed-2")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_audit_names_the_real_terminal(gated, shell):
+    sh = gated(shell)
+    terminal = re.search(r"/dev/pts/\d+", sh.run("tty")).group()
+    sh.ask("touch ask-1", "d")
+    assert records()[-1]["tty"] == terminal

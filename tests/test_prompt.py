@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import subprocess
@@ -12,74 +13,152 @@ import time
 import pexpect
 import pytest
 
-from gatekeep import prompt
+from gatekeep import keys, prompt
+from gatekeep.display import visible
 from gatekeep.gate import evaluate
 from tests.conftest import policy_from
+from tests.shells import PAUSE, QUESTION, press_answer
 
 pytestmark = pytest.mark.timeout(60)
 
 
+class Terminal:
+    """A pseudo-terminal: gatekeep asks on `path`; the test presses keys like a person on the
+    other side, and everything gatekeep writes is collected (a reader keeps the buffer empty)."""
+
+    def __init__(self):
+        self.master, self.slave = os.openpty()
+        self.path = os.ttyname(self.slave)
+        self.shown = b""
+        self.reader = threading.Thread(target=self._collect, daemon=True)
+        self.reader.start()
+
+    def _collect(self):
+        with contextlib.suppress(OSError):
+            while data := os.read(self.master, 65536):
+                self.shown += data
+
+    def output(self) -> str:
+        time.sleep(0.1)
+        return self.shown.decode("utf-8", "replace")
+
+    def press(self, *presses: bytes, first: float = PAUSE, gap: float = PAUSE, on_question=True) -> threading.Thread:
+        """Each of `presses` written at once, the first `first` s after the question appears (or
+        after now: on_question=False), the others `gap` s apart."""
+
+        def send():
+            while on_question and b"> " not in self.shown:
+                time.sleep(0.01)
+            for i, pressed in enumerate(presses):
+                time.sleep(first if i == 0 else gap)
+                os.write(self.master, pressed)
+
+        thread = threading.Thread(target=send, daemon=True)
+        thread.start()
+        return thread
+
+    def type(self, text: bytes, first: float = 0.3, gap: float = 0.08) -> threading.Thread:
+        """Type `text` one key at a time, at a typist's pace."""
+        return self.press(*(bytes([b]) for b in text), first=first, gap=gap)
+
+    def close(self):
+        os.close(self.slave)  # the reader's next read fails (EIO): it must end before the master's
+        self.reader.join(timeout=5)  # number can be reused by the next test's terminal
+        os.close(self.master)
+
+
+@pytest.fixture(autouse=True)
+def no_colour(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
 @pytest.fixture
 def terminal():
-    master, slave = os.openpty()
-    yield master, os.ttyname(slave)
-    os.close(master)
-    os.close(slave)
+    t = Terminal()
+    yield t
+    t.close()
 
 
 def verdict(line: str = "npm install left-pad"):
     return evaluate(line, policy_from(""))
 
 
-def type_later(master: int, keys: bytes, delay: float = 0.3) -> threading.Thread:
-    def send():
-        time.sleep(delay)
-        os.write(master, keys)
-
-    thread = threading.Thread(target=send, daemon=True)
-    thread.start()
-    return thread
+def ask(terminal, tmp_path, line: str = "npm install left-pad", timeout: int = 10, **options) -> prompt.Answer:
+    return prompt.ask(line, verdict(line), timeout, tmp_path / "tty.lock", terminal.path, **options)
 
 
 @pytest.mark.parametrize(
-    "keys,answer",
+    "presses,answer",
     [
-        (b"o", "once"),
-        (b"a", "always"),
-        (b"d", "deny"),
-        (b"n", "never"),
-        (b"\r\ny O\x1b[Ad", "deny"),  # Enter, y, space, upper case and arrow keys never answer
-        (b"\x1bOA\x1b[1;5Dd", "deny"),
-        (b"\x03", "interrupt"),
-        (b"\x04", "eof"),
+        ((b"o",), "once"),
+        ((b"d",), "deny"),
+        ((b"a", b"y"), "always"),  # always and never write the policy: a second deliberate key confirms
+        ((b"n", b"y"), "never"),
+        ((b"a", b"b", b"d"), "deny"),  # b goes back to the question
+        ((b"\r", b"\n", b"y", b" ", b"O", b"\x1b", b"\x1b[A", b"d"), "deny"),  # Enter, y, space, upper case...
+        ((b"\x1bOA", b"\x1b[1;5D", b"d"), "deny"),  # ...and arrow keys never answer
+        ((b"\x03",), "interrupt"),
+        ((b"\x04",), "eof"),
     ],
 )
-def test_keys(terminal, tmp_path, keys, answer):
-    master, tty_path = terminal
-    type_later(master, keys)
-    result = prompt.ask("npm install left-pad", verdict(), 10, tmp_path / "tty.lock", tty_path)
+def test_keys_pressed_on_purpose_answer(terminal, tmp_path, presses, answer):
+    terminal.press(*presses)
+    result = ask(terminal, tmp_path)
     assert result == prompt.Answer(answer)
     assert result.approved is (answer in ("once", "always"))
 
 
 def test_no_answer_in_time_denies(terminal, tmp_path):
-    master, tty_path = terminal
     started = time.monotonic()
-    result = prompt.ask("npm install", verdict(), 1, tmp_path / "tty.lock", tty_path)
+    result = ask(terminal, tmp_path, timeout=1)
     assert result == prompt.Answer("timeout", timed_out=True)
     assert time.monotonic() - started >= 1
 
 
-def test_keys_typed_before_the_question_are_discarded(terminal, tmp_path):
-    master, tty_path = terminal
-    os.write(master, b"o")
-    assert prompt.ask("npm install", verdict(), 1, tmp_path / "tty.lock", tty_path).answer == "timeout"
+def test_keys_typed_before_the_question_are_set_aside_and_reported(terminal, tmp_path):
+    os.write(terminal.master, b"o")
+    os.write(terminal.master, b"cat README.md\r")
+    assert ask(terminal, tmp_path, timeout=2).answer == "timeout"
+    assert "set aside, not run: 'ocat README.md\\n' (typed before this question" in terminal.output()  # ICRNL
+
+
+@pytest.mark.parametrize(
+    "typing",
+    [
+        b"cat README.md\r",  # the issue's case: its `a` wrote `mkdir *` into the policy
+        b"jobs\r",  # its `o` ran the line once
+        b"cd ..\r",  # its `d` denied
+        b"a",  # a key too soon after the question appeared
+    ],
+)
+def test_typing_never_answers_and_is_reported(terminal, tmp_path, typing):
+    terminal.type(typing, first=0.1)
+    assert ask(terminal, tmp_path, timeout=3).answer == "timeout"
+    shown = terminal.output()
+    typed = visible(typing.decode().replace("\r", "\n"))  # as the terminal hands it over (ICRNL)
+    assert f"not an answer: '{typed}' (typing; press one key on its own" in shown
+    assert "always allow" in shown.split("not an answer")[1]  # the choices are shown again
+
+
+def test_a_paste_never_answers(terminal, tmp_path):
+    terminal.press(b"oooo", b"o\r", b"dd")  # bursts that arrive in one read
+    assert ask(terminal, tmp_path, timeout=3).answer == "timeout"
+
+
+def test_a_key_followed_at_once_by_another_does_not_answer(terminal, tmp_path):
+    terminal.press(b"o", b"x", gap=0.1)
+    terminal.press(b"d", first=2 * PAUSE + 0.1)
+    assert ask(terminal, tmp_path).answer == "deny"
+
+
+def test_after_typing_a_longer_pause_is_needed(terminal, tmp_path):
+    terminal.press(b"x", b"o", first=PAUSE, gap=keys.QUIET_BEFORE + 0.1)  # paused, but not as long as after typing
+    assert ask(terminal, tmp_path, timeout=3).answer == "timeout"
 
 
 def test_always_and_never_are_offered_only_with_a_suggestion(terminal, tmp_path):
-    master, tty_path = terminal
-    type_later(master, b"ad")
-    assert prompt.ask("$X run", verdict("$X run"), 10, tmp_path / "tty.lock", tty_path).answer == "deny"
+    terminal.press(b"a", b"n", b"d")
+    assert ask(terminal, tmp_path, "$X run").answer == "deny"
 
 
 def test_no_terminal_denies(tmp_path):
@@ -91,6 +170,28 @@ def test_the_question_shows_everything_visibly():
     assert "\x1b" not in text and "\u202e" not in text and "\u200b" not in text
     assert "rm x\\e[2K\\u{202e}evil\\u{200b}" in text
     assert "[o] run once" in text and "[a] always allow 'rm x'" in text and "300 s" in text
+
+
+def test_a_long_line_is_shortened_and_v_shows_it_whole(terminal, tmp_path):
+    line = "echo " + "x" * 100_000 + " END"
+    terminal.press(b"v", b"d")
+    assert prompt.ask(line, verdict("npm install x"), 10, tmp_path / "tty.lock", terminal.path).answer == "deny"
+    question, whole = terminal.output().split("the whole line: ")
+    assert "100,009 characters in all; v shows the whole line" in question and " END" in question
+    assert len(question) < 2_000
+    assert whole.startswith(line) and whole.count("x") >= 100_000
+
+
+def test_colour_marks_the_question_unless_the_terminal_or_the_user_says_no(monkeypatch):
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert prompt._colour() and "\x1b[1;33m" in prompt.render("rm x", verdict("rm x"), 300, colour=True)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not prompt._colour()
+    monkeypatch.setenv("NO_COLOR", "")
+    monkeypatch.setenv("TERM", "dumb")
+    assert not prompt._colour()
+    assert "\x1b" not in prompt.render("rm x", verdict("rm x"), 300, colour=False)
 
 
 def hold_lock(path, seconds: float) -> subprocess.Popen:
@@ -105,20 +206,22 @@ def hold_lock(path, seconds: float) -> subprocess.Popen:
 
 
 def test_a_busy_terminal_denies_after_the_bounded_wait(terminal, tmp_path, monkeypatch):
-    master, tty_path = terminal
     monkeypatch.setattr(prompt, "LOCK_SECONDS", 0.3)
     holder = hold_lock(tmp_path / "tty.lock", 5)
     try:
-        assert prompt.ask("ls", verdict(), 10, tmp_path / "tty.lock", tty_path).answer == "busy"
+        assert ask(terminal, tmp_path, "ls").answer == "busy"
     finally:
         holder.kill()
+    shown = terminal.output()
+    assert "waiting for another question on this terminal to be answered (at most 0.3 s)" in shown
+    assert "held this terminal too long; denied" in shown
 
 
 def test_waiting_for_the_lock_does_not_eat_the_answer_time(terminal, tmp_path):
-    master, tty_path = terminal
     holder = hold_lock(tmp_path / "tty.lock", 1.0)
-    type_later(master, b"o", delay=1.6)  # later than 1 s after the start, within 1 s of getting the lock
-    assert prompt.ask("ls", verdict(), 1, tmp_path / "tty.lock", tty_path).answer == "once"
+    # later than 2 s after the start, within 2 s of getting the lock
+    terminal.press(b"o", first=1.0 + PAUSE + 0.4, on_question=False)
+    assert ask(terminal, tmp_path, timeout=2).answer == "once"
     holder.wait()
 
 
@@ -127,12 +230,12 @@ def test_two_prompts_on_one_terminal_take_turns(tmp_path):
     script = f"{command}'touch first' </dev/tty & {command}'touch second' </dev/tty; wait"
     child = pexpect.spawn("bash", ["-c", script], encoding="utf-8", timeout=30, env=dict(os.environ))
     child.logfile_read = log = io.StringIO()
-    child.expect_exact("means deny) > ")
+    child.expect_exact(QUESTION)
     first = child.before
-    child.send("d")
-    child.expect_exact("means deny) > ")
+    press_answer(child, "d")
+    child.expect_exact(QUESTION)
     between = child.before
-    child.send("o")
+    press_answer(child, "o")
     child.expect(pexpect.EOF)
     assert first.count("this line needs your approval") == 1
     assert between.count("this line needs your approval") == 1
@@ -142,7 +245,7 @@ def test_two_prompts_on_one_terminal_take_turns(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "keys,answer",
+    "typed,answer",
     [
         (b"install\r", "once"),  # the last word of the name `npm install`
         (b"o", "timeout"),  # no single key approves
@@ -153,13 +256,31 @@ def test_two_prompts_on_one_terminal_take_turns(tmp_path):
         (b"insta\x03", "interrupt"),
     ],
 )
-def test_confirm_word_takes_the_word_and_enter(terminal, tmp_path, keys, answer):
-    master, tty_path = terminal
-    type_later(master, keys)
-    result = prompt.ask("npm install left-pad", verdict(), 2, tmp_path / "tty.lock", tty_path, confirm="word")
-    assert result.answer == answer
+def test_confirm_word_takes_the_word_and_enter(terminal, tmp_path, typed, answer):
+    terminal.type(typed)
+    assert ask(terminal, tmp_path, timeout=3, confirm="word").answer == answer
+
+
+def test_confirm_word_is_not_typed_by_a_paste(terminal, tmp_path):
+    terminal.press(b"install\r", first=0.5)
+    assert ask(terminal, tmp_path, timeout=2, confirm="word").answer == "timeout"
+    assert "not an answer: 'install\\n'" in terminal.output()
 
 
 def test_confirm_word_shows_the_word_to_type():
     text = prompt.render("npm install left-pad", verdict(), 30, word=prompt.confirm_word(verdict()))
     assert "type 'install' and Enter to run it once" in text and "[o]" not in text
+
+
+def test_the_record_names_the_real_terminal_when_every_stream_is_dev_tty(tmp_path):
+    """The hooks hand check /dev/tty, whose name is the same in every terminal: the lock, `pending`
+    and the audit must name the terminal itself, or two windows would share one lock."""
+    from gatekeep import audit
+    from gatekeep.paths import get_paths
+
+    command = f"{sys.executable} -m gatekeep check --quiet -- ls </dev/tty >/dev/tty 2>/dev/tty; tty"
+    child = pexpect.spawn("bash", ["-c", command], encoding="utf-8", timeout=30, env=dict(os.environ))
+    child.expect(r"(/dev/pts/\d+)")
+    terminal = child.match.group(1)
+    child.expect(pexpect.EOF)
+    assert audit.read_last(get_paths().audit_log, 1)[0]["tty"] == terminal

@@ -103,16 +103,18 @@ def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
         "reason": verdict.reason,
         "names": names,
         "suggestions": list(verdict.suggestions),
-        "created": time.time(),
-        "deadline": time.time() + policy.timeout,
     }
 
     def poll() -> str | None:
         given = approvals.answer_of(paths, request_id)
         return given["answer"] if given else None
 
-    remote = Remote(request_id[:8], poll, here=policy.approve == "both")
-    approvals.publish(paths, request)
+    def shown(deadline: float) -> None:
+        # published only once the question is on screen, the terminal's lock held: its time to
+        # answer, in `pending` and `watch`, is the time the person really has
+        approvals.publish(paths, {**request, "created": time.time(), "deadline": deadline})
+
+    remote = Remote(request_id[:8], poll, here=policy.approve == "both", shown=shown)
     try:
         if on_terminal:
             return ask(line, verdict, policy.timeout, lock, remote=remote, confirm=policy.confirm)
@@ -201,9 +203,37 @@ def _user() -> str | None:
 
 
 def _tty() -> str | None:
+    """The controlling terminal's own name (/dev/pts/3), which the per-terminal lock, `pending`,
+    `watch` and the audit show. The hooks give check its input from /dev/tty, whose name is
+    the same in every terminal: another standard stream, or the kernel's record of the
+    controlling terminal, names the real one."""
+    generic = None
     for fd in (0, 1, 2):
         try:
-            return os.ttyname(fd)
+            name = os.ttyname(fd)
+        except OSError:
+            continue
+        if name != "/dev/tty":
+            return name
+        generic = name
+    return (_controlling_terminal() or generic) if generic else None
+
+
+def _controlling_terminal() -> str | None:
+    """/dev/pts/N of this process's controlling terminal, from /proc (Linux); None elsewhere."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    tty_nr = int(stat.rsplit(b")", 1)[1].split()[4])  # the 7th field; the 2nd, (comm), may hold spaces
+    major, minor = os.major(tty_nr), os.minor(tty_nr)
+    if 136 <= major <= 143:  # Unix98 pseudo-terminals
+        return f"/dev/pts/{(major - 136) * 256 + minor}"
+    for name in (f"/dev/tty{minor}", f"/dev/ttyS{minor - 64}"):
+        try:
+            if os.stat(name).st_rdev == tty_nr:
+                return name
         except OSError:
             continue
     return None

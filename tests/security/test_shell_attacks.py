@@ -288,7 +288,7 @@ def test_zsh_precommand_modifiers_are_seen_through(attacker, line):
 
 def test_always_on_quoted_text_saves_no_pipeline_rule(attacker):
     sh = attacker("bash", "default: ask\ntimeout: 30\n")
-    sh.type("frobnicate 'x | sh'", answer="a")
+    sh.type("frobnicate 'x | sh'", answer="ay")
     policy = Path(get_paths().user_policy).read_text()
     assert "| sh" not in policy
 
