@@ -334,3 +334,17 @@ def watch() -> int:
     from gatekeep.commands.approve import watch as run
 
     return run()
+
+
+@cli.command(context_settings=CONTEXT)
+def console() -> int:
+    """The approver console: watch, on a terminal of its own (approve: remote).
+
+    Make it a terminal's own program (a terminal profile whose command is
+    `gatekeep console`, `xterm -e gatekeep console`, `tmux new-window gatekeep
+    console`): nothing that types into the asking terminal can type into it. It
+    refuses to run on the terminal of a gated shell it was typed into.
+    """
+    from gatekeep.commands.approve import console as run
+
+    return run()

@@ -181,13 +181,73 @@ def test_watch_shows_requests_and_answers_with_a_key():
     press_answer(watcher, "o")
     assert check.wait(timeout=30) == 0
     watcher.expect("waiting for requests")
-    watcher.send("q")
+    press_answer(watcher, "q")
     watcher.expect(pexpect.EOF)
     assert last_record()["command"] == "npm install from-watch"
 
 
+def spawn(*argv: str, env: dict | None = None) -> pexpect.spawn:
+    return pexpect.spawn(GATEKEEP[0], [*GATEKEEP[1:], *argv], encoding="utf-8", timeout=30, env=env or dict(os.environ))
+
+
+def test_watch_takes_no_typing_for_an_answer_and_always_needs_a_yes():
+    policy("approve: remote\n")
+    watcher = spawn("watch")
+    watcher.expect("waiting for requests")
+    check = asker("npm install from-watch")
+    watcher.expect(r"\[o/a/d/n\] >")
+    watcher.send("cat README.md\r")  # typed, not pressed on purpose
+    watcher.expect("not an answer: 'cat README.md")
+    press_answer(watcher, "a")
+    watcher.expect(r"write the rules npm install \*\? \[y\] yes")
+    assert check.poll() is None  # not answered yet
+    press_answer(watcher, "y")
+    assert check.wait(timeout=30) == 0
+    assert last_record()["answer"] == "always"
+    watcher.close(force=True)
+
+
+def test_the_console_refuses_the_terminal_of_the_gated_shell_it_was_typed_into():
+    # a bash on this pseudo-terminal that says it loaded the hook, running the console as a child
+    command = f'GATEKEEP_HOOK="bash 5.2 ps0 $$ x" {GATEKEEP[0]} -m gatekeep console; echo "exit $?"'
+    child = pexpect.spawn("bash", ["-c", command], encoding="utf-8", timeout=30, env=dict(os.environ))
+    child.expect("running on the terminal of the gated shell it was typed into")
+    child.expect("exit 2")
+
+
+def test_the_console_runs_on_a_terminal_of_its_own():
+    # the hook's variable, inherited from a shell on another terminal (here: this test, on none)
+    console = spawn("console", env={**os.environ, "GATEKEEP_HOOK": f"bash 5.2 ps0 {os.getpid()} x"})
+    console.expect("waiting for requests")
+    press_answer(console, "q")
+    console.expect(pexpect.EOF)
+
+
+def test_a_request_is_published_when_its_question_is_on_screen():
+    """Waiting for the terminal's lock does not use up the time the person has to answer."""
+    policy("approve: both\ntimeout: 20\n")
+    child = pexpect.spawn(
+        "bash", ["-c", f"tty; read; exec {GATEKEEP[0]} -m gatekeep check -- '{LINE}'"], encoding="utf-8", timeout=30
+    )
+    child.expect(r"(/dev/pts/\d+)")
+    lock = get_paths().lock_for(child.match.group(1))
+    code = f"import filelock, time; held = filelock.FileLock({lock!r}); held.acquire(); print(1, flush=True)"
+    code += "; time.sleep(3)"
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    holder.stdout.readline()
+    child.sendline("")
+    child.expect("waiting for another question on this terminal")
+    time.sleep(1)
+    assert json.loads(gatekeep("pending", "--json").stdout) == []  # not while it cannot be shown
+    holder.wait()
+    (request,) = wait_for_requests()
+    assert request["deadline"] - time.time() > 18  # the whole 20 s, from when the question appeared
+    press_answer(child, "d")
+    child.expect(pexpect.EOF)
+
+
 def test_the_built_in_policy_asks_before_answering_is_typed():
-    for line in ("gatekeep approve 1234abcd", "gatekeep deny 1234abcd", "gatekeep watch"):
+    for line in ("gatekeep approve 1234abcd", "gatekeep deny 1234abcd", "gatekeep watch", "gatekeep console"):
         result = json.loads(gatekeep("rules", "test", "--json", "--", line).stdout)
         assert result["decision"] == "ask", line
 
