@@ -26,7 +26,7 @@ from gatekeep.parse import FunctionDef, ParseResult
 from gatekeep.policy import Policy
 from gatekeep.readonly import is_read_only
 from gatekeep.records import record
-from gatekeep.writes import WriteContext, argument_writes, judge, judge_removal
+from gatekeep.writes import HARMLESS, WriteContext, argument_writes, judge, judge_removal
 
 MAX_SUGGESTIONS = 5
 MAX_COMMANDS = 50
@@ -156,12 +156,18 @@ def _decide_command(
     if is_read_only(normalized):
         return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
     layer = policy.default_layer
-    return CommandVerdict(
-        normalized,
-        policy.default,
-        None,
-        f"matches no rule, and the default ({policy.default}) comes from the {layer.name} policy ({layer.path})",
-    )
+    default = f"the default ({policy.default}) comes from the {layer.name} policy ({layer.path})"
+    writing = _redirect_writes(normalized)
+    if writing and is_read_only(normalized._replace(command=normalized.command._replace(redirects=()))):
+        # the command only reads: what asks is where its output goes, and the reason says so
+        where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
+        return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
+    return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _redirect_writes(normalized: Normalized) -> list:
+    """The redirections of the command that write a file (not /dev/null and the like)."""
+    return [r for r in normalized.command.redirects if r.writes_file and r.target not in HARMLESS]
 
 
 def _protected_writes(targets, directories, policy: Policy, writes: WriteContext) -> list[tuple[str, str]]:

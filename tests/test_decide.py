@@ -299,6 +299,19 @@ def test_reason_for_the_default_names_the_layer(policy):
     assert "default (ask)" in verdict.reason and "built-in policy" in verdict.reason
 
 
+@pytest.mark.parametrize(
+    "line,reason",
+    [
+        ("echo x > src/new.py", "`echo x` writes a file through `> src/new.py`; the default (ask)"),
+        ("cat a >> notes.txt 2>/dev/null", "`cat a` writes a file through `>> notes.txt`; the default (ask)"),
+        ("unknown-tool > log", "`unknown-tool` matches no rule, and the default (ask)"),  # the tool asks already
+    ],
+)
+def test_reason_names_the_redirection_when_only_it_asks(line, reason):
+    verdict = evaluate(line, policy_from(""))
+    assert verdict.decision == "ask" and verdict.reason.startswith(reason), verdict.reason
+
+
 def test_suggestions_are_for_parts_asked_by_default_only(policy):
     # git push asks by an ask rule: an allow rule could not change that, so none is suggested
     verdict = evaluate("git status && npm test && npm test -- -u && git push", policy)
