@@ -63,12 +63,21 @@ def matches(pattern: str, path: str, home: str) -> bool:
 
 
 def _parts_match(wanted: list[str], parts: list[str]) -> bool:
-    """Whether the pattern's parts match all of the path's: `**` stands for any number of parts."""
-    if not wanted:
-        return not parts
-    if wanted[0] == "**":
-        return any(_parts_match(wanted[1:], parts[i:]) for i in range(len(parts) + 1))
-    return bool(parts) and glob_match(wanted[0], parts[0]) and _parts_match(wanted[1:], parts[1:])
+    """Whether the pattern's parts match all of the path's: `**` stands for any number of parts.
+
+    A walk over one table of how many path parts each start of the pattern can match, not
+    a search of every split of the path for each `**`: a project's `protect:` is hostile
+    input, and `**/**/…/x` (a dozen of them) against a deep path took minutes that way."""
+    reach = [True] + [False] * len(parts)  # reach[j]: the pattern so far matches parts[:j]
+    for part in wanted:
+        if part == "**":
+            for j in range(1, len(reach)):
+                reach[j] = reach[j] or reach[j - 1]
+        else:
+            reach = [False] + [reach[j] and glob_match(part, parts[j]) for j in range(len(parts))]
+            if not any(reach):
+                return False
+    return reach[-1]
 
 
 def protects(entry: Entry, path: str, home: str) -> bool:

@@ -18,6 +18,7 @@ _EXPANSION = lazy(
     r"\$\{[^}]*\}|\$\([^)]*\)?|\$[A-Za-z_][A-Za-z_0-9]*|\$[0-9@*#?$!-]|`[^`]*`?|[<>]\([^)]*\)?|\[[^\]]*\]|[*?]|\{[^}]*\}"
 )
 MAX_TEXT = 2000  # longer commands are not tried: the check costs pattern length x text length
+MAX_CELLS = 1_000_000  # nor longer patterns times texts: ~0.1 s of the walk below; a project file is hostile input
 
 
 def unknown_parts(value: str) -> str:
@@ -30,10 +31,17 @@ def could_match(pattern: str, text: str) -> bool:
     if len(text) > MAX_TEXT:
         return True  # too long to check: assume the worst
     atoms = pattern.replace("\\*", "\x02").replace("*", _STAR).replace("\x02", "*")
+    while _STAR * 2 in atoms:  # stars in a row are one star: a hostile `**…*X` costs what `*X` does
+        atoms = atoms.replace(_STAR * 2, _STAR)
     alternatives = [atoms]
     if atoms.endswith(" " + _STAR):
         alternatives.append(atoms[:-2])  # `git push *` also matches `git push`
-    return any(not _ends_differ(p, text) and _match(p, text) for p in alternatives)
+    for p in alternatives:
+        if _ends_differ(p, text):
+            continue
+        if len(p) * (len(text) + 1) > MAX_CELLS or _match(p, text):
+            return True  # (too long a walk to take: assume the worst)
+    return False
 
 
 def _ends_differ(p: str, t: str) -> bool:
@@ -69,5 +77,7 @@ def _match(p: str, t: str) -> bool:
                 new[j] = new[j - 1] or (pc != " " and (reach[j] or reach[j - 1]))
             else:
                 new[j] = reach[j - 1] and pc == tc
+        if not any(new):
+            return False  # no start of the text is matched by this much of the pattern
         reach = new
     return reach[m]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gatekeep.match import RuleIndex, canonical, compile_rule, match_line
 from gatekeep.normalize import normalize
@@ -182,3 +184,81 @@ def test_allow_rules_do_not_get_flag_equivalence():
 def test_an_exception_covers_only_what_it_names(exception, words, covers):
     (rule,) = index_of([("deny", "x *", (exception,))]).rules
     assert rule.exceptions[0].covers(words.split(" ")) is covers
+
+
+# --- matching takes linear time, whatever a (project's, hostile) pattern says ---
+
+
+def _regex_of(pattern: str):
+    """How patterns were matched before: escaped parts joined by `.*`, a trailing ` *` also the bare
+    prefix. Kept here as the reference the linear matcher must agree with."""
+    import re
+
+    pattern = pattern.replace("\\*", "\x01")
+    prefix = pattern.endswith(" *")
+    if prefix:
+        pattern = pattern[:-2]
+    parts = [p.replace("\x01", "*") for p in pattern.split("*")]
+    return re.compile(".*".join(re.escape(p) for p in parts) + ("(?: .*)?" if prefix else ""), re.DOTALL)
+
+
+@given(
+    st.text(alphabet="ab *\\", max_size=10),
+    st.text(alphabet="ab *\\\n", max_size=12),
+)
+@settings(max_examples=3000, deadline=None)
+def test_the_linear_matcher_agrees_with_the_regular_expression(pattern, text):
+    rule = compile_rule(pattern, "deny", "user", "p") if canonical(pattern) else None
+    if rule is None:
+        return
+    assert rule.segments[0].fullmatch(text) is (_regex_of(rule.pattern).fullmatch(text) is not None)
+
+
+HOSTILE = [
+    # pattern, text, matches? (each took from 9 s to minutes as a regular expression)
+    ("*" * 26 + "X", "git status --short", False),
+    ("*" * 26 + "X", "ls -la /tm", False),
+    ("*" * 26 + "X", "ls -la /tmX", True),
+    ("* " * 30 + "X", "a " * 40 + "b", False),
+    ("*a" * 30 + "X", "a" * 200, False),
+    ("*a" * 30 + "X", "a" * 200 + "X", True),
+    ("rm -rf " + "*/" * 30 + "X", "rm -rf " + "a/" * 100, False),  # the flag form's rest
+    ("x " + "* " * 5000 + "y", "x " + "a " * 5000 + "z", False),
+]
+
+
+@pytest.mark.parametrize("pattern,text,expected", HOSTILE)
+def test_hostile_patterns_match_in_linear_time(pattern, text, expected):
+    import time
+
+    (rule,) = index_of([("deny", pattern, ())]).rules
+    start = time.process_time()
+    matched = rule.segments[0].fullmatch(text) or bool(rule.flag_matcher and rule.flag_matcher.matches(text.split(" ")))
+    assert matched is expected
+    assert time.process_time() - start < 1  # generous: these are milliseconds; the regex took 9 s to minutes
+
+
+def test_an_exception_with_many_stars_is_linear_too():
+    import time
+
+    (rule,) = index_of([("deny", "rm *", ("rm " + "*a" * 30 + "X",))]).rules
+    start = time.process_time()
+    assert rule.exceptions[0].covers(["rm", "a" * 300]) is False
+    assert rule.exceptions[0].covers(["rm", "a" * 300 + "X"]) is True
+    assert time.process_time() - start < 1
+
+
+def test_protected_path_patterns_of_many_double_stars_take_polynomial_time():
+    import time
+
+    from gatekeep.protect import matches
+
+    deep = "/" + "/".join(["a"] * 40) + "/x"
+    start = time.process_time()
+    assert matches("**/" * 12 + "b/x", deep, "/home/me") is False  # a search of every split took minutes
+    assert matches("**/" * 12 + "a/x", deep, "/home/me") is True
+    assert matches("/**/" + "a/**/" * 10 + "x", deep, "/home/me") is True
+    assert matches("a/" * 3000 + "x", deep, "/home/me") is False  # deeper than Python's recursion limit
+    assert matches("secrets/**", "/srv/app/secrets/db/key", "/home/me") is True
+    assert matches("secrets/**", "/srv/app/secret/db/key", "/home/me") is False
+    assert time.process_time() - start < 2

@@ -82,3 +82,22 @@ def test_the_quick_rejection_never_changes_the_answer(pattern, text):
 
     atoms = pattern.replace("*", wildmatch._STAR)
     assert wildmatch._ends_differ(atoms, text) is False or wildmatch._match(atoms, text) is False
+
+
+@pytest.mark.parametrize(
+    "pattern,text,expected",
+    [
+        ("*" * 26 + "X", f"rm -rf {U}", True),  # the unknown part may end in X
+        ("*" * 26 + "X", f"ls {U}/y", False),
+        ("*" * 5000 + "X", "a" * 1999, False),  # stars in a row are one star
+        ("*a" * 3000 + "X", "rm " + "a " * 900 + U, True),  # too long a walk to take: assumed to match (it asks)
+        ("* " * 3000 + "X", f"rm {U} " + "a " * 900, False),  # but the ends are compared first
+        ("* " * 200 + "X", "rm " + "a " * 900 + U, True),  # 400 x 1,800 steps: walked
+    ],
+)
+def test_hostile_patterns_cost_bounded_time_and_fail_safe(pattern, text, expected):
+    import time
+
+    start = time.process_time()
+    assert could_match(pattern, text) is expected
+    assert time.process_time() - start < 2  # generous: a few milliseconds; unbounded, these took minutes
