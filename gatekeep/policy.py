@@ -125,7 +125,8 @@ def digest(layers) -> str:
 
     sha = hashlib.sha256()
     for layer in layers:
-        sha.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode())
+        # surrogateescape: a path that is not valid UTF-8 is hashed as its bytes
+        sha.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode("utf-8", "surrogateescape"))
         if layer.ignored:  # the same file, untrusted, is another policy
             sha.update(b"untrusted\0")
     return sha.hexdigest()
@@ -183,20 +184,47 @@ def _compile(sources) -> tuple:
     return fields, by_word, wild, digest(layers)
 
 
+PROJECT_READ_SECONDS = 2.0  # of CPU to read a project file: see _parse_project
+
+
 def _parse_source(name: str, path, text: str | PolicyError) -> Layer:
     """A broken built-in, system or user file blocks every line until it is fixed. A broken
     project file, which came with a repository, makes every line ask instead: still never
-    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out.
-    A project file is hostile input: too large, or too deep for the parser, is broken."""
+    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out."""
+    if name == "project":
+        return _parse_project(path, text)
+    return parse_layer(name, path, text)
+
+
+def _parse_project(path: str, text: str | PolicyError) -> Layer:
+    """A project file is hostile input, read within bounds: its size and bracket depth
+    (read_project_text), the parser's recursion, and PROJECT_READ_SECONDS of CPU time. A
+    64 KiB file of the slowest shape found (flow mappings) takes ~1.5 s on a busy 2-core
+    machine, a real project file a few milliseconds; a file that takes longer is broken, and
+    so is one the parser fails on in any way. Either way every line there asks, which is
+    cached like any result (the key is the file's text: an edit reads it again)."""
+    from gatekeep.budget import Limit, OutOfTime
+
+    limit = None
     try:
         if isinstance(text, PolicyError):
             raise text
-        return parse_layer(name, path, text)
-    except (PolicyError, RecursionError, MemoryError) as e:
-        if name != "project":
-            raise
-        error = str(e) if isinstance(e, PolicyError) else str(PolicyError(path, "nested too deeply to read"))
-        return Layer(name, path, "" if isinstance(text, PolicyError) else text, rules=(("ask", "*", ()),), error=error)
+        with Limit(PROJECT_READ_SECONDS) as limit:
+            return parse_layer("project", path, text)
+    except PolicyError as e:
+        error = str(e)
+    except OutOfTime as e:
+        if e.limit is not limit:
+            raise  # the line's own time ran out (gate.evaluate)
+        why = f"took more than {PROJECT_READ_SECONDS:g} s to read, so gatekeep does not use it"
+        error = str(PolicyError(path, why))
+    except (RecursionError, MemoryError):
+        error = str(PolicyError(path, "nested too deeply to read"))
+    except Exception as e:  # a file made to break the parser: whatever it raises, the file is broken
+        error = str(PolicyError(path, f"the parser failed on it ({type(e).__name__})"))
+    # shown(path): the rule that asks names the file in every message, readably
+    text = "" if isinstance(text, PolicyError) else text
+    return Layer("project", shown(path), text, rules=(("ask", "*", ()),), error=error)
 
 
 def _untrusted(layer: Layer, trusted: bool) -> Layer:
@@ -285,19 +313,43 @@ MAX_PROJECT_DEPTH = 32  # of [ and { (the YAML parser takes seconds on thousands
 
 
 def read_project_text(path: str) -> str | PolicyError:
-    """A project file's text, or the PolicyError that makes it a broken layer (every line asks)
-    when it cannot be read or is larger than MAX_PROJECT_BYTES: it came with a repository."""
+    """A project file's text, or the PolicyError that makes it a broken layer (every line asks):
+    it came with a repository, so it is read as hostile input. Broken: a path that is not
+    valid UTF-8 (a directory name in a clone can be any bytes; such a name cannot be shown
+    as it is in a message, `rules list` or the audit log, so the file is not read and the way
+    out is to rename the directory), anything but a regular file (opened without waiting: a
+    FIFO put in its place never blocks), more than MAX_PROJECT_BYTES (read no further), text
+    that is not UTF-8, or brackets nested deeper than MAX_PROJECT_DEPTH."""
+    import stat
+
     try:
-        if os.path.getsize(path) > MAX_PROJECT_BYTES:
-            return PolicyError(path, f"larger than {MAX_PROJECT_BYTES // 1024} KiB, so gatekeep does not read it")
-        text = read_text(path, required=True)
-        if text.count("[") + text.count("{") > MAX_PROJECT_DEPTH and _flow_depth(text) > MAX_PROJECT_DEPTH:
-            return PolicyError(path, f"nested more than {MAX_PROJECT_DEPTH} deep, so gatekeep does not read it")
-        return text
-    except PolicyError as e:
-        return e
+        path.encode()
+    except UnicodeEncodeError:
+        return PolicyError(shown(path), "its path is not UTF-8, so gatekeep does not read it; rename the directory")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return PolicyError(path, "not a regular file, so gatekeep does not read it")
+            data = f.read(MAX_PROJECT_BYTES + 1)
     except OSError as e:
         return PolicyError(path, f"cannot read it ({e.strerror})")
+    if len(data) > MAX_PROJECT_BYTES:
+        return PolicyError(path, f"larger than {MAX_PROJECT_BYTES // 1024} KiB, so gatekeep does not read it")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return PolicyError(path, f"not UTF-8 text (byte {e.start}), so gatekeep does not read it")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as read_text's text mode reads it (trust.py)
+    if text.count("[") + text.count("{") > MAX_PROJECT_DEPTH and _flow_depth(text) > MAX_PROJECT_DEPTH:
+        return PolicyError(path, f"nested more than {MAX_PROJECT_DEPTH} deep, so gatekeep does not read it")
+    return text
+
+
+def shown(path: str) -> str:
+    """A path as a message can show it: bytes that are not UTF-8 (lone surrogates in Python's
+    str) written as `\\xff`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _flow_depth(text: str) -> int:
@@ -317,7 +369,7 @@ def read_text(path: str, required: bool = False) -> str:
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # ENOTDIR: a directory above it is a file
         if required:
             raise PolicyError(path, "the file does not exist") from None
         return ""

@@ -53,7 +53,8 @@ def trust_key(path: str, text: str) -> str:
     """What trust is recorded under: the file's absolute path and its exact content."""
     import hashlib  # only in a project directory: ~0.3x Python's start-up
 
-    return hashlib.sha256(f"{os.path.abspath(path)}\0{text}".encode()).hexdigest()
+    # surrogateescape: a path that is not valid UTF-8 is hashed as its bytes, not refused
+    return hashlib.sha256(f"{os.path.abspath(path)}\0{text}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _trust_file(paths: Paths, path: str, text: str) -> str:

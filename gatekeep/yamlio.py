@@ -28,6 +28,11 @@ def load_roundtrip(path: Path, text: str):
         line = mark.line + 1 if mark is not None else None
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise PolicyError(path, f"invalid YAML: {problem}", line) from None
+    except RecursionError:  # the parser recurses once per level: 1,000 `[` or `- ` end here
+        raise PolicyError(path, "nested too deeply to read") from None
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        # what the parser raises on input it was not written for is still a file that does not load
+        raise PolicyError(path, f"the YAML parser failed on it ({type(e).__name__}: {e})") from None
 
 
 def dump_roundtrip(data) -> str:

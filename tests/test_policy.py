@@ -195,3 +195,46 @@ def test_loss_classes_by_layer(paths, tmp_path, system, user, project, expected)
     assert set(policy.quiet_losses) == expected
     verdict = evaluate("git reset --hard", policy)
     assert ("would lose work" in verdict.reason) == ("git" not in expected), verdict.reason
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("[" * 1000 + "\n", "nested too deeply to read"),  # was RecursionError: an internal error
+        ("- " * 1000 + "x\n", "nested too deeply to read"),
+        ("rules:\n  deny: [x]\n" + "#" * 200_000 + "\n", None),  # the user's own file has no size limit
+    ],
+)
+def test_a_user_policy_the_parser_cannot_read_is_one_line_and_blocks(paths, text, message):
+    import subprocess
+    import sys
+
+    write(paths.user_policy, text)
+    argv = [sys.executable, "-m", "gatekeep", "check", "--no-prompt", "--", "ls"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    if message is None:
+        assert result.returncode == 0, result.stderr
+        return
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert message in result.stderr and str(paths.user_policy) in result.stderr
+
+
+def test_a_user_policy_whose_path_is_not_utf8_still_works(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    try:
+        os.mkdir(os.path.join(os.fsencode(tmp_path), b"\xfe"))
+    except OSError as e:
+        pytest.skip(f"the file system refuses a name that is not UTF-8 ({e.strerror})")
+    policy = write(tmp_path / os.fsdecode(b"\xfe") / "policy.yaml", "rules:\n  allow: ['make *']\n")
+    for how in (["--policy", str(policy)], []):
+        env = {**os.environ, "GATEKEEP_POLICY": str(policy)}
+        result = subprocess.run(
+            [sys.executable, "-m", "gatekeep", "check", "--no-prompt", *how, "--", "make test"],
+            capture_output=True, text=True, timeout=60, env=env,
+        )
+        assert result.returncode == 0, result.stderr  # was UnicodeEncodeError: exit 2 on every line
+        assert "\\xfe" in result.stderr or "\\udcfe" in result.stderr

@@ -206,13 +206,108 @@ def test_each_project_has_its_own_cache(repo, tmp_path):
         ("rules:\n  deny: ['x *']\n" + "# padding\n" * 8000, "larger than 64 KiB"),
         ("rules: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 32 deep"),
         ("rules:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 300)), "policy error"),
+        ("[" * 1000 + "\n", "nested more than 32 deep"),
+        ("- " * 1000 + "x\n", "nested too deeply to read"),  # block nesting, no bracket to count
+        ("? " * 1000 + "x\n", "nested too deeply to read"),
+        ("rules:\n  deny: ['\xff']\n".encode("latin-1").decode("utf-8", "surrogateescape"), "not UTF-8 text"),
     ],
 )
 def test_a_hostile_project_file_is_bounded_and_makes_every_line_ask(tmp_path, text, why):
     repo = tmp_path / "hostile"
-    write(repo / ".gatekeep.yaml", text)
-    result = gatekeep(repo, "check", "--no-prompt", "--", "ls")
-    assert result.returncode == 1 and why in result.stderr
+    (repo / "sub").mkdir(parents=True)
+    (repo / ".gatekeep.yaml").write_bytes(text.encode("utf-8", "surrogateescape"))
+    for line in ("ls", "cd /"):  # even what only looks: every line in the repository asks
+        result = gatekeep(repo / "sub", "check", "--no-prompt", "--", line)
+        assert result.returncode == 1, result.stderr
+        assert why in result.stderr and "every line asks until it is fixed" in result.stderr
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert gatekeep(tmp_path, "check", "--no-prompt", "--", "ls").returncode == 0  # outside it, nothing changes
+
+
+def _bytes_dir(parent: Path, name: bytes) -> Path:
+    """A directory whose name is not valid UTF-8, or a skip where the file system refuses one."""
+    try:
+        os.mkdir(os.path.join(os.fsencode(parent), name))
+    except OSError as e:  # macOS's file systems take only UTF-8 names
+        pytest.skip(f"the file system refuses a name that is not UTF-8 ({e.strerror})")
+    return parent / os.fsdecode(name)
+
+
+def test_a_project_file_whose_path_is_not_utf8_makes_every_line_there_ask(tmp_path):
+    odd = _bytes_dir(tmp_path, b"caf\xe9")
+    write(odd / ".gatekeep.yaml", "rules:\n  deny: ['git push *']\n")
+    for line in ("ls", "cd /"):
+        result = gatekeep(odd, "check", "--no-prompt", "--", line)
+        assert result.returncode == 1, result.stderr  # was exit 2: UnicodeEncodeError on every line
+        assert "not UTF-8" in result.stderr and "rename the directory" in result.stderr
+        assert "caf\\xe9" in result.stderr  # the name shown with its byte escaped, not a surrogate
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert gatekeep(odd, "check", "--no-prompt", "--", "git push").returncode == 1
+
+
+def test_a_directory_not_utf8_inside_a_project_is_judged_as_usual(repo):
+    odd = _bytes_dir(repo, b"\xff")
+    assert gatekeep(odd, "check", "--no-prompt", "--", "ls").returncode == 0
+    denied = gatekeep(odd, "check", "--no-prompt", "--", "git push origin main")
+    assert denied.returncode == 1 and "git push *" in denied.stderr  # the project's deny rule still holds
+
+
+def test_a_fifo_in_place_of_the_project_file_never_blocks(tmp_path):
+    from gatekeep.policy import read_project_text
+
+    fifo = tmp_path / ".gatekeep.yaml"
+    os.mkfifo(fifo)
+    result = subprocess.run(  # a separate process: a read that blocks would hang the test run
+        [sys.executable, "-c", f"from gatekeep.policy import read_project_text as r; print(r({str(fifo)!r}))"],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert "not a regular file" in result.stdout
+    assert "not a regular file" in str(read_project_text(str(fifo)))
+
+
+def test_a_project_file_the_parser_fails_on_in_any_way_makes_every_line_ask(tmp_path, monkeypatch):
+    import gatekeep.policy as policy_module
+
+    real = policy_module.parse_layer
+
+    def crash(name, path, text):
+        if name == "project":
+            raise TypeError("a shape the parser was not written for")
+        return real(name, path, text)
+
+    write(tmp_path / "odd" / ".gatekeep.yaml", "rules: {}\n")
+    monkeypatch.setattr(policy_module, "parse_layer", crash)
+    layers = load_policy(get_paths(), cwd=str(tmp_path / "odd")).layers
+    (layer,) = [layer for layer in layers if layer.name == "project"]
+    assert "the parser failed on it (TypeError)" in layer.error
+
+
+def test_a_project_file_that_takes_too_long_to_read_makes_every_line_ask(tmp_path):
+    """The limit is 2 s of CPU time; the test lowers it to 0.05 s and gives a file that takes ~0.3 s."""
+    repo = write(tmp_path / "slow" / ".gatekeep.yaml", "rules:\n  deny: [" + ", ".join(["'x'"] * 4000) + "]\n").parent
+    code = (
+        "import sys; import gatekeep.policy as p; p.PROJECT_READ_SECONDS = 0.05;"
+        "from gatekeep.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, "check", "--no-prompt", "--", "ls"],
+        cwd=repo, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "took more than 0.05 s to read" in result.stderr and "every line asks" in result.stderr
+
+
+def test_a_deny_rule_of_many_stars_costs_milliseconds_not_minutes(tmp_path):
+    """26 `*` and an X: as a regular expression a 10-character line took 9 s and `git status
+    --short` more than 40 s. Asserted generously: a whole check, process start included."""
+    import time
+
+    repo = write(tmp_path / "stars" / ".gatekeep.yaml", "rules:\n  deny: ['" + "*" * 26 + "X']\n").parent
+    for line, code in (("ls -la /tm", 0), ("git status --short", 0), ("echo X", 1)):
+        start = time.monotonic()
+        result = gatekeep(repo, "check", "--no-prompt", "--", line)
+        assert time.monotonic() - start < 5
+        assert result.returncode == code, result.stderr
 
 
 @pytest.mark.parametrize(
