@@ -13,7 +13,7 @@ from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
 from gatekeep.normalize import Normalized, normalize, place
 from gatekeep.parse import ParseResult, parse_line
-from gatekeep.paths import get_paths
+from gatekeep.paths import current_directory, get_paths, removed
 from gatekeep.policy import Policy
 from gatekeep.writes import WriteContext
 
@@ -26,7 +26,14 @@ def read_line(line: str, cwd: str | None = None) -> tuple[ParseResult, list[Norm
     each placed in the directories it may run in (the line typed in `cwd`)."""
     parsed = parse_line(line)
     parsed, normalized = _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
-    return parsed, place(normalized, cwd or os.getcwd())
+    cwd = cwd or current_directory()
+    placed = place(normalized, cwd)
+    if removed(cwd):
+        # removed by another process while the shell stays in it: what is there is unknown, so
+        # wherever a command runs in it, it may as well run in a directory known only at run
+        # time; a relative write or removal asks, `cd /` and what only looks pass
+        placed = [n._replace(directories=(*n.directories, None)) if cwd in n.directories else n for n in placed]
+    return parsed, placed
 
 
 def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteContext | None = None) -> LineVerdict:
@@ -89,7 +96,7 @@ def write_context(cwd: str | None) -> WriteContext:
     """Where writes are judged from, and gatekeep's own files, which no line may write."""
     paths = get_paths()
     own = (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy, resources.PACKAGE_DIR)
-    return WriteContext.here(cwd, tuple(str(p) for p in own))
+    return WriteContext.here(cwd or current_directory(), tuple(str(p) for p in own))
 
 
 def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1):

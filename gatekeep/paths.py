@@ -54,6 +54,47 @@ class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
         return os.path.join(self.lock_dir, f"{os.path.basename(path)}.{digest}.lock")
 
 
+GONE = "/nonexistent/gatekeep: the current directory no longer exists"
+
+
+def current_directory() -> str:
+    """The process's directory; when another process has removed it, where the shell says it is.
+
+    os.getcwd() then fails (FileNotFoundError) while the shell stays in the removed directory.
+    The shell's own $PWD names it (bash and zsh export it; the hooks could pass it as
+    --cwd "$PWD"), and `cd ..` is taken from it, so it comes first; else Linux's
+    /proc/self/cwd, which reads "DIR (deleted)"; else GONE, a directory that does not exist.
+    Never an existing directory by guess: a line is judged from a directory that no longer
+    exists as one whose files cannot be known (gate.read_line), so `cd /` and lines that only
+    look pass, and what a line writes there asks.
+    """
+    try:
+        return os.getcwd()
+    except OSError:
+        pass
+    pwd = os.environ.get("PWD", "")
+    if pwd.startswith("/"):
+        return os.path.normpath(pwd)
+    try:
+        link = os.readlink("/proc/self/cwd")
+    except OSError:
+        return GONE
+    return link.removesuffix(" (deleted)") if link.startswith("/") else GONE
+
+
+def removed(cwd: str) -> bool:
+    """Whether `cwd`, the line's directory, is one another process has removed while the shell
+    stays in it: it does not exist, and neither does this process's own, which it inherited
+    from the shell (a --cwd that names no directory, typed by hand, is judged as usual)."""
+    if os.path.isdir(cwd):
+        return False
+    try:
+        os.getcwd()
+    except OSError:
+        return True
+    return False
+
+
 def get_paths() -> Paths:
     home = os.environ.get("GATEKEEP_HOME")
     if home:

@@ -9,7 +9,7 @@ from gatekeep import audit
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, PolicyError
 from gatekeep.gate import evaluate, verdict_json
-from gatekeep.paths import get_paths
+from gatekeep.paths import current_directory, get_paths, removed
 from gatekeep.policy import load_policy
 
 
@@ -36,6 +36,8 @@ def check(
         if layer.error:
             print(f"gatekeep: {layer.error}; every line asks until it is fixed", file=sys.stderr)
     verdict = evaluate(line, policy, record["cwd"])
+    if verdict.decision != "allow" and removed(record["cwd"]):
+        _gone(record["cwd"])
     # roll-out: record what would happen, block and prompt nothing, except what the built-in
     # policy denies (`rm -rf ~`, a fork bomb, a write to ~/.bashrc), which no mode lets run
     audit_mode = policy.mode == "audit"
@@ -142,7 +144,7 @@ def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
         "id": audit.new_id(),
         "ts": audit.timestamp(),
         "command": line,
-        "cwd": cwd or os.getcwd(),
+        "cwd": cwd or current_directory(),  # never raises: the directory may have been removed
         "tty": _tty(),
         "pid": os.getpid(),
         "ppid": os.getppid(),
@@ -178,6 +180,15 @@ def _audit(path: str, record: dict) -> None:
         audit.append(path, record)
     except OSError as e:
         raise FatalError(f"cannot write the audit log {path} ({e.strerror}); the line is blocked") from None
+
+
+def _gone(cwd: str) -> None:
+    """Why a line typed in a directory that no longer exists asks (paths.current_directory)."""
+    print(
+        f"gatekeep: the current directory {visible(cwd)} no longer exists (removed by another process?);"
+        " what a line writes there asks: `cd` to a directory that exists",
+        file=sys.stderr,
+    )
 
 
 def _syslog(address: str, record: dict) -> None:
