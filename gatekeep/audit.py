@@ -87,6 +87,13 @@ def encode(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
+def ready(path: str) -> None:
+    """Open the log for appending as append() will, and close it: OSError when a record could
+    not be written (`check` calls this before it asks a question, see check._ready_to_record)."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600))
+
+
 def append(path: str, record: dict) -> None:
     # a line that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
     # (surrogateescape); they are written as JSON escapes (\udcff), so the line stays JSON

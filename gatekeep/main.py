@@ -155,7 +155,7 @@ def _interrupted(args: list[str]) -> int:
 def _internal_error(error: Exception) -> int:
     import traceback
 
-    where = "the terminal"
+    log = None
     try:
         from gatekeep.paths import get_paths
 
@@ -163,8 +163,10 @@ def _internal_error(error: Exception) -> int:
         os.makedirs(os.path.dirname(log), exist_ok=True)
         with open(log, "a", encoding="utf-8") as f:
             f.write("".join(traceback.format_exception(error)) + "\n")
-        where = str(log)
-    except Exception:
-        traceback.print_exception(error)
-    _say(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. Details: {where}")
+        where = f"Details: {log}"
+    except Exception as e:  # never a traceback on the terminal: one line says where it could not go
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
+        where = f"The details could not be written to {log or 'the error log'} ({reason})"
+        where += ": set GATEKEEP_HOME to a writable directory"
+    _say(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. {where}")
     return EXIT_ERROR

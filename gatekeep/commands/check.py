@@ -45,6 +45,7 @@ def check(
     answer = None
     on_terminal = bool(record["tty"]) and sys.stdin.isatty()
     if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
+        _ready_to_record(paths)
         answer = _ask(paths, record, verdict, policy, on_terminal)
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
@@ -179,7 +180,31 @@ def _audit(path: str, record: dict) -> None:
     try:
         audit.append(path, record)
     except OSError as e:
-        raise FatalError(f"cannot write the audit log {path} ({e.strerror}); the line is blocked") from None
+        raise FatalError(_unwritable("the audit log", path, e)) from None
+
+
+def _unwritable(what: str, path: str, error: OSError) -> str:
+    """One line: what cannot be written and why, that the line is blocked, and the way out."""
+    return (
+        f"cannot write {what} {visible(path)} ({error.strerror or error}); the line is blocked:"
+        f" make {visible(os.path.dirname(path))} a directory you can write, or set GATEKEEP_HOME to one"
+    )
+
+
+def _ready_to_record(paths) -> None:
+    """Before a question: the audit log takes a record and the lock directory exists. An answer
+    (and an "always" rule written to the policy) for a line then blocked unrecorded would ask
+    the person for nothing; so a log that cannot be written blocks the line before it asks."""
+    try:
+        audit.ready(paths.audit_log)
+    except OSError as e:
+        raise FatalError(_unwritable("the audit log", paths.audit_log, e)) from None
+    try:
+        os.makedirs(paths.lock_dir, mode=0o700, exist_ok=True)
+        if not os.access(paths.lock_dir, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as e:
+        raise FatalError(_unwritable("the lock directory", paths.lock_dir, e)) from None
 
 
 def _gone(cwd: str) -> None:
