@@ -6,8 +6,6 @@ both call it, then add prompt and audit, or an explanation, on top.
 
 from __future__ import annotations
 
-import os
-
 from gatekeep import resources
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
