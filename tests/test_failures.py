@@ -236,3 +236,24 @@ def test_a_removed_directory_keeps_the_deny_rules_of_its_project(paths, tmp_path
     write(tmp_path / ".gatekeep.yaml", "rules:\n  deny: ['make deploy *']\n")
     result = _in_removed_directory(tmp_path, "make deploy prod")
     assert result.returncode == 1 and "make deploy *" in result.stderr
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_a_gated_shell_gets_out_of_a_removed_directory(tmp_path, shell):
+    """In real interactive bash and zsh with the hook: was an internal error on every line, `cd /`
+    included, and only Ctrl-D got out."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"no {shell}")
+    from tests.shells import Shell, hook_text
+
+    session = Shell(shell, tmp_path / shell, hook_text(shell))
+    try:
+        (session.work / "gone").mkdir()
+        session.run("cd gone")
+        (session.work / "gone").rmdir()  # another process removes it
+        for line in ("ls", "cd /"):
+            output = session.run(line)
+            assert "internal error" not in output and "Traceback" not in output
+        assert "/" in [line.strip() for line in session.run("pwd").splitlines()]
+    finally:
+        session.close()
