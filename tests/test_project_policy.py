@@ -325,3 +325,29 @@ def test_a_cd_on_the_line_brings_the_project_rules_of_where_it_leads(repo, line,
     outside = repo.parent
     policy = load_policy(get_paths(), cwd=str(outside))
     assert evaluate(line, policy, str(outside)).decision == decision
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_in_a_gated_shell_a_hostile_project_asks_and_costs_no_time(tmp_path, shell):
+    """In real interactive bash and zsh with the hook: a repository whose project file the parser
+    cannot read asks for every line (was an internal error on each), and one whose deny rule
+    backtracked for minutes decides in the usual time."""
+    import time
+
+    if shutil.which(shell) is None:
+        pytest.skip(f"no {shell}")
+    from tests.shells import Shell, hook_text
+
+    session = Shell(shell, tmp_path / shell, hook_text(shell))
+    try:
+        write(session.work / "nested" / ".gatekeep.yaml", "[" * 1000 + "\n")
+        write(session.work / "stars" / ".gatekeep.yaml", "rules:\n  deny: ['" + "*" * 26 + "X']\n")
+        session.run("cd stars")
+        start = time.monotonic()
+        assert "internal error" not in session.run("ls -la /tm")
+        assert time.monotonic() - start < 5  # generous: was 9 s, and `git status --short` 40 s
+        output, asked = session.type("cd ../nested", answer="o")  # the project starts at the directory
+        output, asked = session.type("ls", answer="d")
+        assert asked and "internal error" not in output and "nested more than 32 deep" in output
+    finally:
+        session.close()
