@@ -257,3 +257,19 @@ def test_a_gated_shell_gets_out_of_a_removed_directory(tmp_path, shell):
         assert "/" in [line.strip() for line in session.run("pwd").splitlines()]
     finally:
         session.close()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_a_gated_shell_with_an_unwritable_audit_log_blocks_without_asking(paths, tmp_path, shell):
+    if shutil.which(shell) is None:
+        pytest.skip(f"no {shell}")
+    from tests.shells import Shell, hook_text
+
+    session = Shell(shell, tmp_path / shell, hook_text(shell))
+    try:
+        (Path(paths.audit_log) / "x").mkdir(parents=True)  # a directory where the log goes
+        output = session.run("mkdir build")  # a line that asks: Shell.run fails if a question shows
+        assert "cannot write the audit log" in output and "Traceback" not in output
+        assert not session.exists("build") and not os.path.exists(paths.user_policy)
+    finally:
+        session.close()
