@@ -1,16 +1,25 @@
 """`gatekeep hook bash|zsh`: print the hook script, with this gatekeep's path baked in.
 
-The hook runs `<this python> -I -c 'import sys; from gatekeep.main import main;
-sys.exit(main())'`: -I (isolated mode) keeps the current directory, PYTHONPATH
-and the user site out of sys.path, so a repository that ships its own
-`gatekeep/` package, or an exported PYTHONPATH, cannot stand in for the real
-gate. It calls main() directly rather than `-m gatekeep`, which would import
-runpy and importlib.util first: about 0.4x Python's start-up, on every line.
--S skips the site module (its .pth files, ~0.3x start-up); the directories
-gatekeep and its libraries were imported from when the hook was printed are
-put on sys.path instead, after the standard library, as site would. If they
-move (gatekeep reinstalled elsewhere) the import fails, and the hook blocks
-the line with a message until the shell loads the new hook.
+The hook runs `<this python> -I -S -c '...; from gatekeep.main import main; sys.exit(main())'`:
+-I (isolated mode) keeps the current directory, PYTHONPATH and the user site out
+of sys.path, so a repository that ships its own `gatekeep/` package, or an
+exported PYTHONPATH, cannot stand in for the real gate. It calls main() directly
+rather than `-m gatekeep`, which would import runpy and importlib.util first:
+about 0.4x Python's start-up, on every line. -S skips the site module (its .pth
+files, ~0.3x start-up); the directories gatekeep and its libraries were imported
+from when the hook was printed are put on sys.path instead, after the standard
+library, as site would. If the interpreter goes (the virtualenv moved or was
+deleted), every line is blocked with the way out; if only those directories
+move (gatekeep reinstalled elsewhere), the import fails with a one-line reason
+(exit 2) and the line is blocked, until the shell loads the new hook.
+
+`rc_lines` is what `gatekeep install` writes into the rc file: the hook is
+loaded when it can be printed, and otherwise (gatekeep gone since install) a
+fallback is, which blocks every line of that shell and says why, at start-up and
+on each line. A shell must never start ungated without a word. Nothing typed can
+switch the fallback off, since no typed line runs; the way out is a shell
+started without the rc file (`bash --norc`, `zsh -f`) by the terminal itself,
+or repairing the install there.
 """
 
 from __future__ import annotations
@@ -29,7 +38,14 @@ SHELLS = ("bash", "zsh")
 
 def hook_command() -> str:
     """How the hooks start gatekeep, as shell words."""
-    code = f"import sys; sys.path += {import_dirs()!r}; from gatekeep.main import main; sys.exit(main())"
+    dirs = import_dirs()
+    code = (
+        f"import sys; sys.path += {dirs!r}\n"
+        "try: from gatekeep.main import main\n"
+        "except ImportError as e: sys.exit(f'gatekeep: cannot import gatekeep from {sys.path[-1]} ({e}); "
+        "blocked. Reinstall it, then open a new shell (or one without the hook: bash --norc, zsh -f)')\n"
+        "sys.exit(main())"
+    )
     return shlex.join([sys.executable, "-I", "-S", "-c", code])
 
 
@@ -58,3 +74,84 @@ def hook_script(shell: str) -> str:
 def print_hook(shell: str) -> int:
     click.echo(hook_script(shell), nl=False)
     return EXIT_ALLOW
+
+
+# The fallback: what an interactive shell loads when `gatekeep hook SHELL` cannot run. Every line is
+# stopped the way the hook stops a denied one, with nothing a line could change first: bash, by PS0's
+# SIGINT (PS0 readonly, promptvars on, no INT trap, the editing commands that run text without PS0
+# unbound, and in PS0's subshell the functions that could stand in for kill and printf cleared);
+# zsh, by TRAPDEBUG before every top-level command (a function definition and an assignment
+# included), with the widgets that would run a `$( )` of the line being typed refusing. The bodies
+# are defined with alias expansion off.
+_BASH_FALLBACK = """\
+    builtin printf '%s\\n' {why} >&2
+    builtin trap - INT
+    builtin shopt -s promptvars
+    for __gatekeep_keymap in emacs-standard emacs-meta emacs-ctlx vi-command vi-insert; do
+        builtin bind -m "$__gatekeep_keymap" -u edit-and-execute-command 2>/dev/null
+        builtin bind -m "$__gatekeep_keymap" -u shell-expand-line 2>/dev/null
+    done
+    builtin unset __gatekeep_keymap
+    PS0={ps0}${{PS0-}}
+    builtin declare -r PS0 __gatekeep_loaded=fallback
+"""
+_ZSH_FALLBACK = """\
+    print -ru2 -- {why}
+    typeset -g __gatekeep_aliases_were=${{options[aliases]}}
+    options[aliases]=off
+    options[debugbeforecmd]=on
+    functions[TRAPDEBUG]={trap}
+    functions[__gatekeep_refuse]={refuse}
+    for __gatekeep_widget in {widgets}; do
+        (( ${{+widgets[$__gatekeep_widget]}} )) && zle -N $__gatekeep_widget __gatekeep_refuse
+    done
+    options[aliases]=$__gatekeep_aliases_were
+    unset __gatekeep_widget __gatekeep_aliases_were
+    typeset -gr __gatekeep_loaded=fallback
+"""
+# The widgets that expand or complete the line being typed (the zsh hook's __gatekeep_widgets).
+_ZSH_WIDGETS = (
+    "expand-or-complete expand-or-complete-prefix menu-expand-or-complete expand-word list-expand "
+    "complete-word menu-complete reverse-menu-complete list-choices delete-char-or-list "
+    "accept-and-menu-complete expand-cmd-path _expand_word _expand_alias _list_expansions _complete_help "
+    "_complete_debug _complete_tag _correct_word _correct_filename _history-complete-older "
+    "_history-complete-newer _most_recent_file _next_tags _read_comp _bash_complete-word _bash_list-choices _generic"
+)
+
+
+def rc_lines(shell: str, command: str, rc_path: str) -> str:
+    """The rc lines that load the hook `command` prints, or the fallback when it cannot be printed."""
+    q = shlex.quote
+    way_out = "bash --norc" if shell == "bash" else "zsh -f"
+    why = (
+        f"gatekeep: the hook could not be loaded ({command} failed), so this shell blocks every line. "
+        f"Reinstall gatekeep and run `gatekeep install --shell {shell}`, or take its block out of {rc_path}, "
+        f"in a shell without the hook: have your terminal start `{way_out}` (typed here, it is blocked too). "
+        "Ctrl-D exits"
+    )
+    line = "gatekeep: blocked: this shell could not load the gatekeep hook (see the message at its start); Ctrl-D exits"
+    if shell == "bash":
+        say = f"builtin printf '%s\\n' {q(line)} >&2"
+        ps0 = f"$(POSIXLY_CORRECT=1; \\unset -f builtin printf kill; {say}; builtin kill -INT $$)"
+        fallback = _BASH_FALLBACK.format(why=q(why), ps0=q(ps0))
+        interactive = "[[ $- == *i* ]]"
+    else:
+        trap = (
+            f'if [[ ${{zsh_eval_context[*]}} == "toplevel shfunc" ]]; then print -ru2 -- {q(line)}; '
+            "options[errexit]=on; (( 0 )); else (( 1 )); fi"
+        )
+        refuse = f"zle -M {q(line)}; return 1"
+        fallback = _ZSH_FALLBACK.format(why=q(why), trap=q(trap), refuse=q(refuse), widgets=_ZSH_WIDGETS)
+        interactive = "[[ -o interactive ]]"
+    # eval's text is read before it runs, so the variable that holds it can go at once (the hook may
+    # return early: an older bash, or a hook already loaded).
+    return (
+        f"if {interactive}; then\n"
+        f"  if __gatekeep_hook=$({command}) && [[ $__gatekeep_hook == *__gatekeep_loaded* ]]; then\n"
+        f'    eval "unset __gatekeep_hook; $__gatekeep_hook"\n'
+        f"  else\n"
+        f"    unset __gatekeep_hook\n"
+        f"{fallback}"
+        f"  fi\n"
+        f"fi\n"
+    )

@@ -32,8 +32,11 @@ def rc_file(shell: str) -> Path:
 
 
 def block(shell: str) -> str:
+    from gatekeep.commands.hook import rc_lines  # the hook, or a fallback that blocks every line (hook.py)
+
     command = shlex.join([sys.executable, "-I", "-m", "gatekeep", "hook", shell])
-    return f'{BEGIN}\n# Vets every command line before it runs; keep this block last.\neval "$({command})"\n{END}\n'
+    loads = rc_lines(shell, command, str(rc_file(shell)))
+    return f"{BEGIN}\n# Vets every command line before it runs; keep this block last.\n{loads}{END}\n"
 
 
 def install(shell: str, remove: bool, as_json: bool = False) -> int:
