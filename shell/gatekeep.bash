@@ -1,5 +1,7 @@
-# gatekeep hook for bash 4.4 or newer. Install with, at the END of ~/.bashrc:
+# gatekeep hook for bash 4.4 or newer. Install with `gatekeep install --shell bash`, or at the END of ~/.bashrc:
 #     eval "$(gatekeep hook bash)"
+# (install writes a guarded form: should gatekeep be gone, a new shell loads a fallback
+# that blocks every line and says why, instead of starting ungated: see hook.py rc_lines).
 #
 # How it gates: bash expands PS0 once per line, after reading the line and
 # adding it to history, before any part of it runs. A command substitution in
@@ -10,11 +12,20 @@
 # DEBUG trap and PROMPT_COMMAND stay free for bash-preexec, starship, atuin...
 #
 # What must hold for that, restored before every prompt (fail closed if not):
-#   the line is in history (no ignorespace/ignoredups/erasedups, HISTIGNORE,
-#   `set +o history`); promptvars is on (or PS0 is not expanded); there is no
+#   the line is in history (no ignorespace/ignoredups/erasedups in the live HISTCONTROL, no
+#   HISTIGNORE, no `set +o history`); promptvars is on (or PS0 is not expanded); there is no
 #   INT trap (it would swallow the SIGINT); edit-and-execute-command (C-x C-e)
 #   is unbound and `fc` cannot re-run history, since those run text that never
 #   passes through PS0.
+# The user's own HISTCONTROL and HISTIGNORE are kept aside (__gatekeep_histcontrol,
+# __gatekeep_histignore) and applied only once the gate has read the line: PS0's subshell
+# tries them on its own copy of the history and says (its exit status) whether they would have
+# kept the line; if not, the entry is deleted before anything can write it to HISTFILE (the
+# `history`, `exit` and `logout` functions below, and the prompt hook). That deletion comes
+# after the gate, touches only the entry the gate read, and the prompt hook reads the history
+# number afresh after it, so no line can use it to skip the gate or shift what the gate reads.
+# Without the prompt hook (PROMPT_COMMAND replaced), the gate is sure of the line it read only
+# when nothing could have kept that line out of history; otherwise it blocks, and says so.
 #
 # Out of a typed line's reach (a line that names any of this is asked about first,
 # but the hook does not rely on that): its functions and settings are readonly, so
@@ -22,7 +33,8 @@
 # which no alias can replace; they are defined with alias expansion off; and the
 # gate, in PS0's subshell, switches to posix mode, where `unset` beats any function
 # of that name, and clears every function that could shadow what it runs (kill,
-# printf, history, the interpreter's path...). Key bindings that run a line's
+# printf, builtin, the interpreter's path...; `history`, `exit`, `logout` and `fc` are
+# the hook's own readonly functions, and the gate calls `builtin history`). Key bindings that run a line's
 # `$( )` before it is accepted (shell-expand-line, M-C-e) are unbound in every keymap.
 #
 # Once loaded, it exports GATEKEEP_HOOK="bash VERSION ps0 PID INTERPRETER" for
@@ -42,13 +54,18 @@ __gatekeep_aliases=$(shopt -p expand_aliases)
 shopt -u expand_aliases
 declare -ra __gatekeep_cmd=(__GATEKEEP_COMMAND__)
 # What could shadow the gate inside PS0's subshell: the builtins it runs, and its interpreter.
-declare -ra __gatekeep_shadows=(builtin command kill printf history local return declare type "${__gatekeep_cmd[0]}")
+declare -ra __gatekeep_builtins=(builtin command kill printf local return declare type)
+declare -ra __gatekeep_shadows=("${__gatekeep_builtins[@]}" "${__gatekeep_cmd[0]}")
 
 # The number of the last history entry as of the last prompt (set by the prompt
 # hook) or line (set by PS0 itself, in the current shell, through an arithmetic
-# subscript), and whether the prompt hook ran since the last line.
+# subscript), and whether the prompt hook ran since the last line. After the gate,
+# PS0 notes from its exit status the entry the user's history settings would have
+# dropped (3), or kept while erasing older copies of it (4, erasedups), for
+# __gatekeep_forget; 0 when none.
 __gatekeep_base=0 __gatekeep_prior=0 __gatekeep_prompted=0 __gatekeep_fresh=0
-declare -r __gatekeep_ps0='${__gatekeep_none[__gatekeep_prior=__gatekeep_base,__gatekeep_base=\!,__gatekeep_fresh=__gatekeep_prompted,__gatekeep_prompted=0,0]-}$(\__gatekeep_gate)'
+__gatekeep_kept=0 __gatekeep_drop=0 __gatekeep_erase=0 __gatekeep_histcontrol= __gatekeep_histignore=
+declare -r __gatekeep_ps0='${__gatekeep_none[__gatekeep_prior=__gatekeep_base,__gatekeep_base=\!,__gatekeep_fresh=__gatekeep_prompted,__gatekeep_prompted=0,0]-}$(\__gatekeep_gate)${__gatekeep_none[__gatekeep_kept=$?,__gatekeep_drop=__gatekeep_kept==3?__gatekeep_base:0,__gatekeep_erase=__gatekeep_kept==4?__gatekeep_base:0,0]-}'
 
 __gatekeep_block() {
     # Runs inside PS0's command substitution: $$ is still the interactive shell.
@@ -58,9 +75,10 @@ __gatekeep_block() {
 
 __gatekeep_last_entry() {
     # "  123* text" from `history 1`: sets number and line (empty when history is empty).
-    # Read in a subshell in posix mode, where no function can stand in for `history`.
+    # Read in a subshell in posix mode, where `unset` clears a function named `builtin`
+    # (`history` itself is the hook's readonly function: `builtin` reaches the real one).
     local entry
-    entry=$(POSIXLY_CORRECT=1; \unset -f builtin history; HISTTIMEFORMAT='' builtin history 1)
+    entry=$(POSIXLY_CORRECT=1; \unset -f builtin; HISTTIMEFORMAT='' builtin history 1)
     line=${entry#"${entry%%[![:space:]]*}"}      # drop the leading spaces,
     number=${line%%[!0-9]*}
     line=${line#"$number"}                       # the number,
@@ -74,16 +92,42 @@ __gatekeep_gate() {
     # functions that could stand in for what the gate runs.
     POSIXLY_CORRECT=1
     \unset -f "${__gatekeep_shadows[@]}" 2>/dev/null
-    local number line
+    local number line hides kept=0
     __gatekeep_last_entry
-    # PS0's \! is the number of the last history entry: exactly one more than at
-    # the prompt, and that entry, or this line never reached history.
-    if (( __gatekeep_base - __gatekeep_prior != 1 )) || [[ $number != "$__gatekeep_base" ]]; then
+    if (( ! __gatekeep_fresh )); then
+        # The prompt hook did not run since the last line, so no history number from a prompt
+        # says where this line should be. The last entry is this line for sure only if nothing
+        # could have kept the line out of history (what the prompt hook would have restored).
+        [[ -o history ]] || hides="set +o history"
+        [[ ${HISTCONTROL-} == *ignore* || ${HISTCONTROL-} == *erasedups* ]] && hides+="${hides:+, }HISTCONTROL"
+        [[ -n ${HISTIGNORE-} ]] && hides+="${hides:+, }HISTIGNORE"
+        builtin shopt -q cmdhist || hides+="${hides:+, }shopt -u cmdhist"
+        if [[ -n $hides || $number != "$__gatekeep_base" ]]; then
+            __gatekeep_block "its prompt hook did not run before this line (a later line of ~/.bashrc or a command replaced PROMPT_COMMAND), and ${hides:-a change of history numbers} could have kept this line out of history, so gatekeep cannot be sure which line it read; blocked. Put the gatekeep hook last in ~/.bashrc (edit it in bash --norc, started by your terminal), then open a new terminal"
+            return
+        fi
+        printf '%s\n' "gatekeep: warning: its prompt hook did not run before this line (a later line of ~/.bashrc or a command replaced PROMPT_COMMAND); the line is still checked, but put the gatekeep hook last in ~/.bashrc" >&2
+    elif (( __gatekeep_base - __gatekeep_prior != 1 )) || [[ $number != "$__gatekeep_base" ]]; then
+        # PS0's \! is the number of the last history entry: exactly one more than at
+        # the prompt, and that entry, or this line never reached history.
         __gatekeep_block "this line did not reach the shell's history (HISTCONTROL, HISTIGNORE or set +o history), so gatekeep cannot read it; blocked (expected entry $((__gatekeep_prior + 1)), found ${number:-none})"
         return
     fi
-    (( __gatekeep_fresh )) || printf '%s\n' \
-        "gatekeep: warning: its prompt hook is not running (PROMPT_COMMAND was replaced); put eval \"\$(gatekeep hook bash)\" last in ~/.bashrc" >&2
+    # What the user's own history settings would have done with the line, tried on this subshell's
+    # copy of the history (bash decides, HISTIGNORE's patterns and all): drop it (3), keep it and
+    # erase its older copies (4), or keep it (0). Told to PS0 by the exit status; nothing here
+    # changes the shell's own history.
+    if [[ -n $__gatekeep_histcontrol$__gatekeep_histignore ]]; then
+        local count=$HISTCMD
+        builtin history -d "$number" 2>/dev/null
+        HISTCONTROL=${__gatekeep_histcontrol//erasedups} HISTIGNORE=$__gatekeep_histignore builtin history -s -- "$line"
+        if (( HISTCMD < count )); then
+            kept=3
+        elif [[ $__gatekeep_histcontrol == *erasedups* ]]; then
+            HISTCONTROL=erasedups builtin history -s -- "$line"
+            (( HISTCMD < count )) && kept=4       # it erased more than the copy just put back
+        fi
+    fi
     if [[ -r /dev/tty ]]; then
         "${__gatekeep_cmd[@]}" check --shell bash --quiet -- "$line" </dev/tty
     else
@@ -94,9 +138,60 @@ __gatekeep_gate() {
         0) ;;
         1) __gatekeep_block ;;
         2) __gatekeep_block "could not decide (see above); blocked" ;;
-        126|127) __gatekeep_block "cannot run ${__gatekeep_cmd[0]} (missing or not executable); blocked. Reinstall gatekeep, or open a shell without the hook: bash --norc" ;;
+        126|127) __gatekeep_cannot_run "$status" ;;
         *) __gatekeep_block "gatekeep ended with status $status; blocked" ;;
     esac
+    return $kept
+}
+
+__gatekeep_cannot_run() {
+    # exec fails with E2BIG (126) when one argument is longer than the system allows: 128 KiB
+    # on Linux (MAX_ARG_STRLEN, with its NUL). Counted in bytes, in the C locale.
+    local LC_ALL=C
+    if (( ${#line} > 131071 )); then
+        __gatekeep_block "this line is ${#line} bytes long, more than one argument to a program may hold (128 KiB on Linux), so it cannot be handed to gatekeep; blocked, nothing of it ran (gatekeep could not read a line that long anyway)"
+    else
+        __gatekeep_block "cannot run ${__gatekeep_cmd[0]} (missing or not executable: status $1); blocked. Reinstall gatekeep, or open a shell without the hook: bash --norc"
+    fi
+}
+
+# Applies what PS0 noted the user's history settings would have done to the line the gate read:
+# delete its entry, or erase older copies of it (erasedups). Only while that entry is still the
+# last one: HISTCMD is its number while a line runs (from `history` and `exit` below), one more
+# at a prompt. Runs before anything that writes the history file; keeps $?.
+__gatekeep_forget() {
+    local status=$? number line
+    if (( __gatekeep_drop )); then
+        (( HISTCMD - __gatekeep_drop == 0 || HISTCMD - __gatekeep_drop == 1 )) &&
+            builtin history -d "$__gatekeep_drop" 2>/dev/null
+    elif (( __gatekeep_erase )); then
+        __gatekeep_last_entry
+        if [[ $number == "$__gatekeep_erase" ]]; then
+            builtin history -d "$number" && HISTCONTROL=erasedups builtin history -s -- "$line"
+        fi
+    fi
+    __gatekeep_drop=0 __gatekeep_erase=0
+    return $status
+}
+
+# What writes the history file before the next prompt: `history -a`/`-w` (in a PROMPT_COMMAND
+# before the hook's, a precmd function, or the line itself), `exit` and `logout`. Each first applies
+# the user's settings to the line just read. (`exec` and a hang-up save history without them.)
+history() {
+    \__gatekeep_forget
+    builtin history "$@"
+}
+
+exit() {
+    local status=$?
+    \__gatekeep_forget
+    builtin exit "${@:-$status}"
+}
+
+logout() {
+    local status=$?
+    \__gatekeep_forget
+    builtin logout "${@:-$status}"
 }
 
 __gatekeep_prompt() {
@@ -106,20 +201,24 @@ __gatekeep_prompt() {
     # Only when off: `set -o history` inside PROMPT_COMMAND also makes bash record
     # the PROMPT_COMMAND lines that run after this function.
     [[ -o history ]] || builtin set -o history
-    [[ ${HISTCONTROL-} == *ignore* || ${HISTCONTROL-} == *erasedups* ]] && HISTCONTROL=
-    [[ -n ${HISTIGNORE-} ]] && HISTIGNORE=
+    __gatekeep_forget
+    __gatekeep_history_settings
     [[ ${HISTSIZE-500} =~ ^[0-9]+$ ]] && (( HISTSIZE < 10 )) && HISTSIZE=500
     # In one subshell, in posix mode (see __gatekeep_gate): the INT trap, and the functions that
     # stand in for builtins the hook uses. The gate holds without those builtins; the user is told.
     local report shadows
-    report=$(POSIXLY_CORRECT=1; \unset -f typeset; typeset -F "${__gatekeep_shadows[@]}" shopt set bind trap unset
+    # (posix mode's typeset -F refuses a name with a slash, such as the interpreter's: compgen lists it)
+    report=$(POSIXLY_CORRECT=1; \unset -f typeset compgen; typeset -F "${__gatekeep_builtins[@]}" shopt set bind trap unset
+        compgen -A function -- "${__gatekeep_cmd[0]}"
         \unset -f trap; trap -p INT)
     shadows=${report%%trap -- *}
     if [[ -n $shadows ]]; then
         shadows=${shadows//$'\n'/ }
         builtin printf 'gatekeep: warning: functions stand in for builtins the hook uses (%s); the gate holds, but remove them: unset -f NAME\n' "${shadows% }" >&2
     fi
-    if [[ $report == *"trap -- "* ]]; then
+    # In posix mode bash 5.2 lists a signal left as it was too, as `trap -- - INT`: that is no trap.
+    report=${report#"$shadows"}
+    if [[ -n $report && $report != "trap -- - INT" && $report != "trap -- - SIGINT" ]]; then
         if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )); then
             builtin trap - INT
             builtin printf 'gatekeep: removed a trap on INT: it would let a denied line run\n' >&2
@@ -146,15 +245,42 @@ __gatekeep_unbind() {
     done
 }
 
-# `fc -s`, `fc -e` and a bare `fc` run history without a new PS0: refuse them.
+# `fc -s`, `fc -e`, a bare `fc` and `fc N` run history without a new PS0: refuse all but a
+# listing, whose options are only -l, -n and -r (`fc -l -s` re-runs; `-e` takes an editor).
+# gatekeep denies a typed `fc` outright (the built-in policy); this holds for scripts and functions.
 fc() {
-    case ${1-} in
-        -l*|-nl*|-ln*|-rl*|-lr*) builtin fc "$@" ;;
-        *) printf 'gatekeep: fc re-runs history without the gate; blocked (fc -l still lists it)\n' >&2; return 1 ;;
-    esac
+    local word listing
+    listing=                                     # empty even should `local` be a function
+    for word in "$@"; do
+        case $word in
+            --|-[0-9]*) break ;;                 # the end of the options; -N is an operand
+            -*[!lnr]*) listing=; break ;;
+            -*l*) listing=1 ;;
+            -*) ;;
+            *) break ;;
+        esac
+    done
+    if [[ -n $listing ]]; then
+        builtin fc "$@"
+    else
+        builtin printf 'gatekeep: fc re-runs history without the gate; blocked (history lists it)\n' >&2
+        return 1
+    fi
+}
+
+# The user's HISTCONTROL and HISTIGNORE, as set in ~/.bashrc or by a later line, go aside, to be
+# applied after the gate (see the top); the live ones let every line into history.
+__gatekeep_history_settings() {
+    if [[ ${HISTCONTROL-} == *ignore* || ${HISTCONTROL-} == *erasedups* ]]; then
+        __gatekeep_histcontrol=$HISTCONTROL; HISTCONTROL=
+    fi
+    if [[ -n ${HISTIGNORE-} ]]; then
+        __gatekeep_histignore=$HISTIGNORE; HISTIGNORE=
+    fi
 }
 
 __gatekeep_prompt_init() {
+    __gatekeep_history_settings
     PS0=$__gatekeep_ps0${PS0-}
     __gatekeep_unbind
     # Run last in PROMPT_COMMAND, after anything that reads history (history -n), keeping $?.
@@ -166,7 +292,8 @@ __gatekeep_prompt_init() {
     fi
 }
 __gatekeep_prompt_init
-readonly -f __gatekeep_block __gatekeep_last_entry __gatekeep_gate __gatekeep_prompt __gatekeep_unbind fc
+readonly -f __gatekeep_block __gatekeep_last_entry __gatekeep_gate __gatekeep_cannot_run __gatekeep_forget \
+    __gatekeep_history_settings __gatekeep_prompt __gatekeep_unbind fc history exit logout
 eval "$__gatekeep_aliases"
 unset __gatekeep_aliases
 export GATEKEEP_HOOK="bash ${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]} ps0 $$ ${__gatekeep_cmd[0]}"

@@ -1,5 +1,7 @@
-# gatekeep hook for zsh. Install with, at the END of ~/.zshrc:
+# gatekeep hook for zsh. Install with `gatekeep install --shell zsh`, or at the END of ~/.zshrc:
 #     eval "$(gatekeep hook zsh)"
+# (install writes a guarded form: should gatekeep be gone, a new shell loads a fallback
+# that blocks every line and says why, instead of starting ungated: see hook.py rc_lines).
 #
 # How it gates: preexec receives the whole line before any of it runs and asks
 # gatekeep; preexec itself cannot cancel the line, so TRAPDEBUG enforces the
@@ -26,6 +28,11 @@
 #     before a line is accepted (Tab, C-x *, C-x g...) refuse to when the line
 #     holds one.
 #
+# History settings are the user's own: preexec receives the typed line whatever
+# they are (HIST_IGNORE_SPACE, HIST_IGNORE_DUPS, HISTORY_IGNORE, zshaddhistory),
+# so the hook changes none of them; should zsh ever pass no line while the line
+# runs commands, it is blocked.
+#
 # Once loaded, it exports GATEKEEP_HOOK="zsh VERSION preexec+TRAPDEBUG PID INTERPRETER"
 # for `gatekeep doctor`, which runs as a child of this shell and cannot see its
 # functions; the PID tells this shell from a child that inherited the variable.
@@ -50,11 +57,13 @@ typeset -gra __gatekeep_widgets=(
 )
 
 functions[__gatekeep_preexec]='
-    local line=$1 rc tool=${__gatekeep_cmd[@]:0:1}
+    local line=$1 rc tool=${__gatekeep_cmd[@]:0:1} bytes multibyte
     __gatekeep_verdict=deny
     [[ ${functions[TRAPDEBUG]-} == ${__gatekeep_bodies[TRAPDEBUG]} ]] || functions[TRAPDEBUG]=${__gatekeep_bodies[TRAPDEBUG]}
     if (( ${+functions[$tool]} )); then
         print -ru2 -- "gatekeep: a function named $tool stands in for gatekeep; blocked. Remove it in a shell without the hook (zsh -f), or fix ~/.zshrc"
+    elif [[ -z $line && -n $3 ]]; then
+        print -ru2 -- "gatekeep: zsh did not pass the typed line to the hook, so gatekeep cannot read it; blocked"
     else
         if [[ -r /dev/tty ]]; then
             "${__gatekeep_cmd[@]}" check --shell zsh --quiet -- "$line" </dev/tty
@@ -66,7 +75,16 @@ functions[__gatekeep_preexec]='
             0) __gatekeep_verdict=allow ;;
             1) ;;
             2) print -ru2 -- "gatekeep: could not decide (see above); blocked" ;;
-            126|127) print -ru2 -- "gatekeep: cannot run $tool (missing or not executable); blocked. Reinstall gatekeep, or open a shell without the hook: zsh -f" ;;
+            126|127)
+                # exec fails with E2BIG (zsh: 127) when one argument is longer than the system
+                # allows: 128 KiB on Linux (MAX_ARG_STRLEN, with its NUL). Counted in bytes.
+                multibyte=${options[multibyte]}; options[multibyte]=off
+                bytes=${#line}; options[multibyte]=$multibyte
+                if (( bytes > 131071 )); then
+                    print -ru2 -- "gatekeep: this line is $bytes bytes long, more than one argument to a program may hold (128 KiB on Linux), so it cannot be handed to gatekeep; blocked, nothing of it ran (gatekeep could not read a line that long anyway)"
+                else
+                    print -ru2 -- "gatekeep: cannot run $tool (missing or not executable: status $rc); blocked. Reinstall gatekeep, or open a shell without the hook: zsh -f"
+                fi ;;
             *) print -ru2 -- "gatekeep: gatekeep ended with status $rc; blocked" ;;
         esac
     fi
@@ -146,13 +164,30 @@ functions[TRAPDEBUG]='
     fi
 '
 
-# `r` and `fc` re-run history without preexec: refuse all but listing.
-functions[r]='print -ru2 -- "gatekeep: r re-runs history without the gate; blocked"; return 1'
+# `r` and `fc` re-run history without preexec: refuse all but a listing (fzf runs `fc -rl 1`),
+# whose options are only those that shape the list (`fc -l -e -` would re-run in bash; zsh
+# lists, but the options are read the same way). gatekeep denies a typed `fc` or `r` outright
+# (the built-in policy); these hold for functions and widgets.
+functions[r]='print -ru2 -- "gatekeep: r re-runs history without the gate; blocked (history lists it)"; return 1'
 functions[fc]='
-    case ${1-} in
-        -l*|-nl*|-ln*|-rl*|-lr*) builtin fc "$@" ;;
-        *) print -ru2 -- "gatekeep: fc re-runs history without the gate; blocked (fc -l still lists it)"; return 1 ;;
-    esac
+    local word listing
+    listing=
+    for word in "$@"; do
+        case $word in
+            --) break ;;
+            -[0-9]*) break ;;
+            -*[^lnrdfEiDI]*) listing=; break ;;
+            -*l*) listing=1 ;;
+            -*) ;;
+            *) break ;;
+        esac
+    done
+    if [[ -n $listing ]]; then
+        builtin fc "$@"
+    else
+        print -ru2 -- "gatekeep: fc re-runs history without the gate; blocked (history lists it)"
+        return 1
+    fi
 '
 
 # Every body as zsh stores it, for comparison and repair.
