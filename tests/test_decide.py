@@ -8,12 +8,17 @@ words, and prefixes/wrappers.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from contextlib import chdir
 from pathlib import Path
 
 import pytest
 
 from gatekeep.gate import evaluate
+from gatekeep.paths import get_paths
 from tests.conftest import policy_from, write
 
 POLICY = """
@@ -350,7 +355,6 @@ def test_many_rules_are_read_and_the_first_deny_reported():
         "alias ls='rm -rf'",
         "hash -p /tmp/evil ls",
         "enable -f ./evil.so ls",
-        "fc -s",
     ],
 )
 def test_lines_that_touch_the_gate_ask_even_under_allow_everything(line):
@@ -551,6 +555,18 @@ def test_sql_read_from_a_file_is_read(tmp_path):
     for line, decision in [("psql app < ok.sql", "allow"), ("psql app < drop.sql", "ask"), ("psql -f drop.sql app", "ask")]:
         with chdir(tmp_path):
             assert evaluate(line, policy, str(tmp_path)).decision == decision, line
+
+
+@pytest.mark.timeout(60)
+def test_sql_read_from_a_fifo_asks_without_waiting_for_it(tmp_path):
+    """A blocking open of `< fifo` waited for a writer: the check hung for ever."""
+    os.mkfifo(tmp_path / "feed.sql")
+    write(get_paths().user_policy, TOOLS_ALLOWED)
+    result = subprocess.run(
+        [sys.executable, "-m", "gatekeep", "rules", "test", "--json", "--", "psql app < feed.sql"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=30,
+    )
+    assert json.loads(result.stdout)["decision"] == "ask", result.stderr
 
 
 @pytest.fixture
