@@ -29,7 +29,14 @@ def check(
         policy = load_policy(paths, policy_file, record["cwd"])
     except PolicyError as e:
         record_broken_policy(paths.audit_log, record, e)
-        print(f"gatekeep: blocked: {e}", file=sys.stderr)
+        # Every line is blocked, an editor or `bash --norc` typed at this prompt too: the way out
+        # is a shell without the hook that the terminal itself starts.
+        way_out = {"bash": "bash --norc", "zsh": "zsh -f"}.get(record["shell"] or "", "bash --norc, zsh -f")
+        print(
+            f"gatekeep: blocked: {e}; every line is blocked until {e.path} is fixed: edit it in a shell"
+            f" without the hook that your terminal starts ({way_out}), since nothing typed here runs",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
 
     for layer in policy.layers:
