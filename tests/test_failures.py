@@ -273,3 +273,20 @@ def test_a_gated_shell_with_an_unwritable_audit_log_blocks_without_asking(paths,
         assert not session.exists("build") and not os.path.exists(paths.user_policy)
     finally:
         session.close()
+
+
+@pytest.mark.parametrize(
+    "argv,stdin",
+    [
+        (["rules", "test", "--", "ls"], None),
+        (["doctor"], None),
+        (["claude-hook"], '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}'),
+    ],
+)
+def test_the_other_commands_work_in_a_removed_directory(tmp_path, argv, stdin):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    command = ["bash", "-c", script, "bash", str(gone), sys.executable, "-m", "gatekeep", *argv]
+    result = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr

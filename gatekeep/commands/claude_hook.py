@@ -26,7 +26,7 @@ from gatekeep.commands.check import new_record, record_broken_policy, save_recor
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW, EXIT_ERROR, FatalError, PolicyError
 from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
+from gatekeep.paths import current_directory, get_paths
 from gatekeep.policy import load_policy
 
 EVENT = "PreToolUse"
@@ -110,7 +110,7 @@ def bash_command(event: dict) -> tuple[str, str]:
         raise BadEvent("the Bash event has no tool_input.command string")
     if not command.strip():
         raise BadEvent("the Bash command is empty")
-    cwd = event.get("cwd") or os.getcwd()
+    cwd = event.get("cwd") or current_directory()
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         raise BadEvent(f"the hook event's cwd is not an absolute path: {visible(repr(cwd))}")
     return command, cwd

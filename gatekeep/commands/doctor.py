@@ -219,11 +219,11 @@ def check_history(shell: str | None, hook: Hook | None) -> Check:
 
 def check_policy() -> Check:
     from gatekeep.errors import FatalError
-    from gatekeep.paths import get_paths
+    from gatekeep.paths import current_directory, get_paths
     from gatekeep.policy import load_policy
 
     try:
-        policy = load_policy(get_paths(), None, os.getcwd())
+        policy = load_policy(get_paths(), None, current_directory())
     except FatalError as e:  # a PolicyError says which file and line
         return Check("policy", False, str(e), "fix that file; until it loads, every line you type is blocked")
     broken = [layer for layer in policy.layers if layer.error]

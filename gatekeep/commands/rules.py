@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import click
 
@@ -11,7 +10,7 @@ from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
 from gatekeep.gate import evaluate, verdict_json
 from gatekeep.match import compile_rule
-from gatekeep.paths import get_paths
+from gatekeep.paths import current_directory, get_paths
 from gatekeep.policy import load_policy
 
 
@@ -60,7 +59,7 @@ def rules_list(
     policy_file: str | None, as_json: bool, layers: tuple[str, ...] = (), no_builtin: bool = False
 ) -> int:
     """Every rule, or only those of `layers` (all when empty), without the built-in ones if `no_builtin`."""
-    policy = load_policy(get_paths(), policy_file, os.getcwd())
+    policy = load_policy(get_paths(), policy_file, current_directory())
     shown = set(layers or LAYERS) - ({"built-in"} if no_builtin else set())
     rules = [
         {"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path, "except": list(r.excepts)}
@@ -91,7 +90,7 @@ def rules_list(
 
 def rules_test(line: str, policy_file: str | None, as_json: bool) -> int:
     """Explain the verdict; no prompt, no audit record."""
-    policy = load_policy(get_paths(), policy_file, os.getcwd())
+    policy = load_policy(get_paths(), policy_file, current_directory())
     verdict = evaluate(line, policy)
     errors = [layer.error for layer in policy.layers if layer.error]
     if as_json:

@@ -27,7 +27,7 @@ from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW, FatalError
 from gatekeep.gate import evaluate, verdict_json, write_context
 from gatekeep.history import command_lines, decode, default_history_file, null_separated
-from gatekeep.paths import get_paths
+from gatekeep.paths import current_directory, get_paths
 from gatekeep.policy import load_policy
 
 PROGRESS_EVERY = 1000
@@ -44,7 +44,7 @@ SHOWN_WIDTH = 200  # characters of a line shown in the summary
 
 def scan(source: str | None, policy_file: str | None, as_json: bool, null: bool, top: int = TOP_RULES) -> int:
     global _policy, _context
-    _policy = load_policy(get_paths(), policy_file, os.getcwd())
+    _policy = load_policy(get_paths(), policy_file, current_directory())
     _context = write_context(None)
     text = decode(_read_source(source))
     lines = list(null_separated(text) if null else command_lines(text.splitlines()))
