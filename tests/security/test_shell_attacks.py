@@ -316,7 +316,8 @@ def test_claude_hook_never_allows_the_attacks(tmp_path, isolated_home, setup, li
 
 def test_bash_says_which_functions_stand_in_for_the_hooks_builtins(attacker):
     sh = attacker("bash", ATTACKER)
-    sh.type("kill() { true; }; history() { true; }", answer="o")
+    out, _ = sh.type("kill() { true; }; history() { true; }; printf() { true; }", answer="o")
+    assert "history: readonly function" in out  # the hook's own `history` (it applies HISTCONTROL)
     out, _ = sh.type("echo still gated")
-    assert "functions stand in for builtins the hook uses (kill history)" in out
+    assert "functions stand in for builtins the hook uses (kill printf)" in out
     assert _records()[-1]["command"] == "echo still gated"  # vetted and recorded as usual
