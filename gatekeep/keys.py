@@ -8,15 +8,16 @@ answer only when it is pressed on purpose, which from the terminal's side looks
 like this:
 
 * input already waiting when the question appears was typed before it: it is
-  set aside (read and dropped, never run, never an answer) and reported;
+  set aside (read and dropped, never run, never an answer) and reported, and
+  the person was typing: the next key needs the pause after typing;
 * several bytes in one read (a paste, an arrow key's escape sequence, a burst
   of typing the program read at once) never answer;
 * a key answers only alone: the terminal was quiet for QUIET_BEFORE seconds
   before it (since the question appeared), or AFTER_TYPING seconds when other
   keys came before, and stays quiet for QUIET_AFTER seconds after it;
 * Ctrl-C and Ctrl-D end the question at once: they can only deny;
-* keys that did not count are reported as soon as the typing stops, so nothing
-  typed is lost without a word.
+* keys that did not count are reported as soon as the typing stops, and those
+  typed as the question ends (finish()), so nothing typed is lost without a word.
 
 Typing is 5-10 keys a second; a key that stands alone for a second and a half
 is a decision. The cost is a short pause before answering, which the question
@@ -25,6 +26,7 @@ states.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
@@ -75,7 +77,21 @@ class Keys:
                 break
             taken += chunk
         self.quiet_since = time.monotonic()
+        if taken:  # the person was typing when the question appeared: the pause after typing applies
+            self.quiet_needed = AFTER_TYPING
         return taken.decode("utf-8", "replace")
+
+    def finish(self) -> str:
+        """The question has ended: what was typed and not yet reported, and what is still waiting to
+        be read (the terminal's restore would throw it away), for the caller to report."""
+        with contextlib.suppress(OSError):
+            while len(self.ignored) < 65536 and self._wait_input(0):  # bounded: a flood cannot hold it
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    break
+                self.ignored += chunk
+        rest, self.ignored = self.ignored, b""
+        return rest.decode("utf-8", "replace")
 
     def restart(self) -> None:
         """A new question is on screen (a confirmation): the quiet before an answer starts again."""
@@ -119,11 +135,14 @@ class Keys:
             if self.ignored:
                 wait = min(wait, max(0.0, self.quiet_since + QUIET_AFTER - time.monotonic()))
             if self._wait_input(wait):
-                data = os.read(self.fd, 4096)
-                if not data or EOF in data:
-                    raise Ended("eof")
-                if INTERRUPT in data:
-                    raise Ended("interrupt")
+                try:
+                    data = os.read(self.fd, 4096)
+                except OSError:  # EIO: the terminal has gone away (its window was closed)
+                    raise Ended("eof") from None
+                if not data or EOF in data or INTERRUPT in data:
+                    # what came with the key is not lost without a word: finish() hands it over
+                    self.ignored += data.replace(EOF, b"").replace(INTERRUPT, b"")
+                    raise Ended("eof" if not data or EOF in data else "interrupt")
                 return data
             if self.ignored and time.monotonic() - self.quiet_since >= QUIET_AFTER:
                 self._report()

@@ -14,7 +14,8 @@ before the question appeared is set aside and reported, and so is typing that
 did not count. "always" and "never" write the policy, so they take a second
 deliberate key, `y`, to confirm. Enter, space, upper case and arrow keys never
 answer. No answer within the policy's timeout, end of file, Ctrl-C or Ctrl-D,
-or no terminal at all: deny.
+no terminal at all, a terminal that goes away, or SIGTERM/SIGHUP (the terminal's
+mode is restored first): deny.
 
 Prompts on one terminal never interleave: each takes a lock for its terminal
 (named by the terminal device, check.py) first. Waiting for that lock is
@@ -40,7 +41,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import termios
+import threading
 import time
 import tty
 from collections.abc import Callable
@@ -202,6 +205,10 @@ def set_aside_note(text: str) -> str:
     return f"set aside, not run: '{shown_line(text)}' (typed before this question; type it again afterwards)"
 
 
+def unused_note(text: str) -> str:
+    return f"not run, not an answer: '{shown_line(text)}' (typed as the question ended; type it again)"
+
+
 def ignored_note(text: str) -> str:
     return f"not an answer: '{shown_line(text)}' (typing; press one key on its own, after a pause)"
 
@@ -218,6 +225,7 @@ def _question(
         saved = termios.tcgetattr(fd)
     except termios.error:
         return Answer("no-tty")
+    previous = _on_kill(_interrupted)  # killed while asking: the terminal is restored (finally), the line denied
     try:
         mode = termios.tcgetattr(fd)
         mode[tty.LFLAG] &= ~(termios.ICANON | termios.ECHO | termios.ISIG)  # Ctrl-C arrives as a byte
@@ -245,11 +253,31 @@ def _question(
         except Ended as ended:
             answer = _ended(ended)
         _write(fd, f"{answer.answer}\n")
+        if rest := keys.finish():
+            _write(fd, f"  {unused_note(rest)}\n")
         return answer
     except KeyboardInterrupt:
         return Answer("interrupt")
     finally:
-        termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
+        with contextlib.suppress(termios.error, OSError):  # a terminal that has gone away has no mode
+            termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
+        _on_kill(previous)
+
+
+KILLS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _on_kill(handler) -> dict:
+    """Set `handler` (or, given a dict, the handlers in it) for KILLS; returns the previous ones.
+    Only the main thread may set handlers: elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    handlers = handler if isinstance(handler, dict) else dict.fromkeys(KILLS, handler)
+    return {sig: signal.signal(sig, how) for sig, how in handlers.items() if how is not None}
 
 
 def _ended(ended: Ended) -> Answer:
@@ -315,4 +343,6 @@ def wait_remote(timeout: int, remote: Remote) -> Answer:
 
 
 def _write(fd: int, text: str) -> None:
-    os.write(fd, text.encode("utf-8", "replace"))
+    # a terminal that has gone away (EIO) cannot be written to; reading it fails too, which denies
+    with contextlib.suppress(OSError):
+        os.write(fd, text.encode("utf-8", "replace"))

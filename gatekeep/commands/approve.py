@@ -8,6 +8,7 @@ itself without the person seeing it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -62,7 +63,11 @@ def watch(poll_seconds: float = 0.25) -> int:
     the asking terminal reads them (keys.py): each on its own after a pause,
     always and never confirmed with y, and what was typed before a request
     appeared set aside, so a key meant for one request cannot answer the next.
-    A request asked on this very terminal is not answered here.
+    When a request on screen goes away without an answer from here (answered
+    elsewhere, withdrawn: an agent can withdraw its own), the next key answers
+    nothing: it may have been meant for the request that went away.
+    A request asked on this very terminal is not answered here, and does not
+    hold up the ones behind it.
     """
     import termios
     import tty
@@ -72,7 +77,7 @@ def watch(poll_seconds: float = 0.25) -> int:
     fd = sys.stdin.fileno()
     if not os.isatty(fd):
         raise click.UsageError("gatekeep watch needs a terminal; use gatekeep pending / approve / deny instead")
-    here = _who()
+    here, terminals = _who(), _terminals(fd)
     saved = termios.tcgetattr(fd)
     keys = {"o": "once", "a": "always", "d": "deny", "n": "never"}
     click.echo(f"gatekeep watch on {here}: o once, a always (then y), d deny, n never (then y); q quits")
@@ -81,29 +86,41 @@ def watch(poll_seconds: float = 0.25) -> int:
     def report(typed: str) -> None:
         click.echo(f"\n  not an answer: '{visible(typed)}' (typing; press one key on its own, after a pause)")
 
+    def answerable() -> tuple[dict | None, list[dict]]:
+        """The oldest request this console may answer, and those asked on its own terminal."""
+        requests = _open_requests()
+        own = [r for r in requests if _asked_on(r, terminals)]
+        others = [r for r in requests if r not in own]
+        return (others[0] if others else None), own
+
+    unsettled = False  # a request on screen went away without an answer from here
     try:
         tty.setcbreak(fd)
         while True:
-            requests = _open_requests()
-            current = requests[0] if requests else None
+            current, own = answerable()
             shown = current["id"] if current else None
-            own = current is not None and current.get("tty") == here
+            for request in own:
+                click.echo(f"\n{describe(request)}\n  asked on this terminal: answer it from another one")
             if current is None:
                 click.echo("\nwaiting for requests…")
-            elif own:
-                click.echo(f"\n{describe(current)}\n  asked on this terminal: answer it from another one, or q")
             else:
                 click.echo(f"\n{describe(current)}\n  [o/a/d/n] > ", nl=False)
 
             def changed() -> str | None:
-                oldest = _open_requests()
-                return "changed" if (oldest[0]["id"] if oldest else None) != shown else None
+                return "changed" if (answerable()[0] or {}).get("id") != shown else None
 
             reader = Keys(fd, time.monotonic() + 24 * 3600, report, poll=changed, poll_seconds=poll_seconds)
             if typed := reader.set_aside():
                 click.echo(f"\n  set aside: '{visible(typed)}' (typed before this request was shown)")
             try:
-                key = reader.next({"q"} | (set(keys) if current is not None and not own else set()))
+                key = reader.next({"q"} | (set(keys) if current is not None else set()))
+                if key != "q" and unsettled:
+                    unsettled = False
+                    click.echo(
+                        f"{key}\n  not an answer: the request on screen changed just before (answered elsewhere"
+                        " or withdrawn); read this one, then press the key again"
+                    )
+                    continue
                 if key in ("a", "n"):
                     rules = ", ".join(current.get("suggestions") or [])
                     click.echo(f"{keys[key]}: write the rules {visible(rules)}? [y] yes   [b] back > ", nl=False)
@@ -114,7 +131,14 @@ def watch(poll_seconds: float = 0.25) -> int:
             except Ended as ended:
                 if ended.reason in ("interrupt", "eof"):
                     return EXIT_ALLOW
-                continue  # the oldest request changed (answered elsewhere, withdrawn, a new one)
+                # the oldest request changed (answered elsewhere, withdrawn, a new one)
+                unsettled = unsettled or shown is not None
+                if shown is not None:
+                    click.echo("\n  the request on screen changed (answered elsewhere or withdrawn)")
+                continue
+            finally:
+                if rest := reader.finish():
+                    report(rest)
             if key == "q":
                 return EXIT_ALLOW
             try:
@@ -125,7 +149,8 @@ def watch(poll_seconds: float = 0.25) -> int:
     except KeyboardInterrupt:
         return EXIT_ALLOW
     finally:
-        termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
+        with contextlib.suppress(termios.error, OSError):  # a terminal that has gone away has no mode
+            termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
 
 
 def console() -> int:
@@ -154,9 +179,33 @@ def _gated_shell_on_this_terminal() -> int | None:
     if not os.path.isdir("/proc/self"):
         return shell  # no way to tell (not Linux)
     try:
-        return shell if _stat(shell)[4] == _stat(os.getpid())[4] else None  # the tty_nr field
-    except (OSError, IndexError):
+        shell_terminal = int(_stat(shell)[4])  # the tty_nr field
+    except (OSError, IndexError, ValueError):
         return None  # that shell has ended: the variable was inherited from it
+    # the terminal the keys are read from counts, not only the controlling one: `setsid gatekeep
+    # console` has none, yet reads the shell's terminal
+    return shell if shell_terminal and shell_terminal in _terminals(sys.stdin.fileno()) else None
+
+
+def _terminals(fd: int) -> set[int]:
+    """The devices of the terminal `fd` reads and of the controlling terminal (0 for none is left out).
+    /dev/tty, the same name in every terminal, stands for the controlling terminal."""
+    found = set()
+    with contextlib.suppress(OSError):
+        device = os.fstat(fd).st_rdev
+        if device != os.makedev(5, 0):
+            found.add(device)
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        found.add(int(_stat(os.getpid())[4]))
+    return found - {0}
+
+
+def _asked_on(request: dict, terminals: set[int]) -> bool:
+    """Was `request` asked on one of `terminals`? Compared by device, not by name."""
+    try:
+        return bool(request.get("tty")) and os.stat(request["tty"]).st_rdev in terminals
+    except (OSError, TypeError, ValueError):
+        return request.get("tty") == _who()
 
 
 def _stat(pid: int) -> list[bytes]:
@@ -194,9 +243,9 @@ def _audit_gone(paths, request: dict) -> None:
 
 
 def _who() -> str:
+    names = []
     for fd in (0, 1, 2):
-        try:
-            return os.ttyname(fd)
-        except OSError:
-            continue
-    return f"pid {os.getpid()}"
+        with contextlib.suppress(OSError):
+            names.append(os.ttyname(fd))
+    real = [name for name in names if name != "/dev/tty"]  # the same name in every terminal
+    return (real or names or [f"pid {os.getpid()}"])[0]
