@@ -208,5 +208,17 @@ def test_the_console_refuses_a_gated_terminal_even_when_detached_from_it():
     assert index == 0, "setsid got the console onto the gated shell's terminal"
 
 
+@pytest.mark.parametrize("variable,name", [("TMUX", "tmux"), ("STY", "screen")])
+def test_the_console_in_a_multiplexer_says_that_send_keys_can_reach_it(variable, name):
+    """`tmux send-keys -t console o`, after a pause, answers from any program of the user's (measured:
+    it approved `npm install evil`): the console says so, as it cannot tell who sends the keys."""
+    env = {**os.environ, variable: "/tmp/tmux-0/default,1,0"}
+    env.pop("GATEKEEP_HOOK", None)
+    console = spawn("console", env=env)
+    console.expect(f"inside {name}, any program that can run {name}'s send-keys can press keys here")
+    console.expect("waiting for requests")
+    console.close(force=True)
+
+
 def test_pause_constant_is_what_the_tests_assume():
     assert PAUSE > keys.AFTER_TYPING

@@ -165,7 +165,18 @@ def console() -> int:
             "where whatever types into that shell could answer; start it on a terminal of its own: "
             "xterm -e gatekeep console, or a terminal profile whose command is gatekeep console"
         )
+    if multiplexer := _multiplexer():
+        # its windows take keys from any program of yours that runs `tmux send-keys` / `screen -X stuff`,
+        # an agent that drives its own terminal that way included
+        click.echo(
+            f"gatekeep console: warning: inside {multiplexer}, any program that can run {multiplexer}'s"
+            " send-keys can press keys here; a terminal window of its own (xterm -e gatekeep console) cannot be"
+        )
     return watch()
+
+
+def _multiplexer() -> str | None:
+    return "tmux" if os.environ.get("TMUX") else "screen" if os.environ.get("STY") else None
 
 
 def _gated_shell_on_this_terminal() -> int | None:
