@@ -341,9 +341,10 @@ def console() -> int:
     """The approver console: watch, on a terminal of its own (approve: remote).
 
     Make it a terminal's own program (a terminal profile whose command is
-    `gatekeep console`, `xterm -e gatekeep console`, `tmux new-window gatekeep
-    console`): nothing that types into the asking terminal can type into it. It
-    refuses to run on the terminal of a gated shell it was typed into.
+    `gatekeep console`, or `xterm -e gatekeep console`): nothing that types into
+    the asking terminal can type into it. It refuses to run on the terminal of a
+    gated shell it was typed into. Inside tmux or screen, any program of yours
+    can send keys to it (`tmux send-keys`), and it says so.
     """
     from gatekeep.commands.approve import console as run
 

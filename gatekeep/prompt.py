@@ -59,7 +59,7 @@ POLL_SECONDS = 0.1  # how often an answer from another terminal is looked for
 SHOWN_CHARS = 400  # a longer line is shown shortened in the question; `v` shows it whole
 CHOICES = {"o": "once", "a": "always", "d": "deny", "n": "never"}
 APPROVING = ("once", "always")
-CONFIRM = "y"  # confirms always/never; any other deliberate key goes back to the question
+CONFIRM = "y"  # confirms always/never; b goes back to the question, other keys are typing
 VIEW = "v"
 
 

@@ -284,3 +284,18 @@ def test_the_record_names_the_real_terminal_when_every_stream_is_dev_tty(tmp_pat
     terminal = child.match.group(1)
     child.expect(pexpect.EOF)
     assert audit.read_last(get_paths().audit_log, 1)[0]["tty"] == terminal
+
+
+def test_a_stream_from_another_terminal_does_not_name_the_terminal_asked_on(terminal):
+    """The question opens /dev/tty: check <&- </dev/pts/K asks on its own terminal, so it must
+    lock and record that one, not pts/K (it could take another terminal's lock)."""
+    from gatekeep import audit
+    from gatekeep.paths import get_paths
+
+    command = f"{sys.executable} -m gatekeep check --quiet -- ls <{terminal.path}; tty"
+    child = pexpect.spawn("bash", ["-c", command], encoding="utf-8", timeout=30, env=dict(os.environ))
+    child.expect(r"(/dev/pts/\d+)")
+    own = child.match.group(1)
+    child.expect(pexpect.EOF)
+    assert own != terminal.path
+    assert audit.read_last(get_paths().audit_log, 1)[0]["tty"] == own

@@ -155,9 +155,9 @@ def watch(poll_seconds: float = 0.25) -> int:
 
 def console() -> int:
     """The approver console: `watch` on a terminal of its own, started as that terminal's program
-    (a terminal profile whose command is `gatekeep console`, `xterm -e gatekeep console`,
-    `tmux new-window gatekeep console`). It refuses to run on the terminal of a gated shell it
-    was started from, where whatever types into that shell (an agent) could type into it too."""
+    (a terminal profile whose command is `gatekeep console`, `xterm -e gatekeep console`). It
+    refuses to run on the terminal of a gated shell it was started from, where whatever types
+    into that shell (an agent) could type into it too; in tmux or screen it warns (send-keys)."""
     shell = _gated_shell_on_this_terminal()
     if shell is not None:
         raise click.UsageError(

@@ -246,10 +246,14 @@ def _user() -> str | None:
 
 
 def _tty() -> str | None:
-    """The controlling terminal's own name (/dev/pts/3), which the per-terminal lock, `pending`,
-    `watch` and the audit show. The hooks give check its input from /dev/tty, whose name is
-    the same in every terminal: another standard stream, or the kernel's record of the
-    controlling terminal, names the real one."""
+    """The name of the terminal a question is asked on (/dev/pts/3), which the per-terminal lock,
+    `pending`, `watch` and the audit show. The question opens /dev/tty, the controlling terminal,
+    whose own name is the same in every terminal: the kernel's record names the real one (and a
+    stream redirected from another terminal, `</dev/pts/7`, does not stand in for it). Without
+    /proc, the first standard stream on a terminal other than /dev/tty names it."""
+    controlling = _controlling_terminal()
+    if controlling is not None:
+        return controlling
     generic = None
     for fd in (0, 1, 2):
         try:
@@ -259,24 +263,22 @@ def _tty() -> str | None:
         if name != "/dev/tty":
             return name
         generic = name
-    return (_controlling_terminal() or generic) if generic else None
+    return generic
 
 
 def _controlling_terminal() -> str | None:
-    """/dev/pts/N of this process's controlling terminal, from /proc (Linux); None elsewhere."""
+    """The device name of this process's controlling terminal, from /proc (Linux); None when it
+    has none or this is not Linux."""
     try:
         with open("/proc/self/stat", "rb") as f:
             stat = f.read()
-    except OSError:
+        tty_nr = int(stat.rsplit(b")", 1)[1].split()[4])  # the 7th field; the 2nd, (comm), may hold spaces
+    except (OSError, ValueError, IndexError):
         return None
-    tty_nr = int(stat.rsplit(b")", 1)[1].split()[4])  # the 7th field; the 2nd, (comm), may hold spaces
+    if tty_nr == 0:
+        return None
     major, minor = os.major(tty_nr), os.minor(tty_nr)
     if 136 <= major <= 143:  # Unix98 pseudo-terminals
         return f"/dev/pts/{(major - 136) * 256 + minor}"
-    for name in (f"/dev/tty{minor}", f"/dev/ttyS{minor - 64}"):
-        try:
-            if os.stat(name).st_rdev == tty_nr:
-                return name
-        except OSError:
-            continue
-    return None
+    name = os.path.realpath(f"/dev/char/{major}:{minor}")  # udev's link to every character device
+    return name if name.startswith("/dev/") and not name.startswith("/dev/char/") else f"/dev/char/{major}:{minor}"
