@@ -41,6 +41,16 @@ def isolated_home(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def terminal():
+    """A pseudo-terminal a question can be asked on (tests/shells.py's Terminal)."""
+    from tests.shells import Terminal
+
+    t = Terminal()
+    yield t
+    t.close()
+
+
+@pytest.fixture
 def paths():
     return get_paths()
 

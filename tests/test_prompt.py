@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pexpect
@@ -22,61 +20,9 @@ from tests.shells import PAUSE, QUESTION, press_answer
 pytestmark = pytest.mark.timeout(60)
 
 
-class Terminal:
-    """A pseudo-terminal: gatekeep asks on `path`; the test presses keys like a person on the
-    other side, and everything gatekeep writes is collected (a reader keeps the buffer empty)."""
-
-    def __init__(self):
-        self.master, self.slave = os.openpty()
-        self.path = os.ttyname(self.slave)
-        self.shown = b""
-        self.reader = threading.Thread(target=self._collect, daemon=True)
-        self.reader.start()
-
-    def _collect(self):
-        with contextlib.suppress(OSError):
-            while data := os.read(self.master, 65536):
-                self.shown += data
-
-    def output(self) -> str:
-        time.sleep(0.1)
-        return self.shown.decode("utf-8", "replace")
-
-    def press(self, *presses: bytes, first: float = PAUSE, gap: float = PAUSE, on_question=True) -> threading.Thread:
-        """Each of `presses` written at once, the first `first` s after the question appears (or
-        after now: on_question=False), the others `gap` s apart."""
-
-        def send():
-            while on_question and b"> " not in self.shown:
-                time.sleep(0.01)
-            for i, pressed in enumerate(presses):
-                time.sleep(first if i == 0 else gap)
-                os.write(self.master, pressed)
-
-        thread = threading.Thread(target=send, daemon=True)
-        thread.start()
-        return thread
-
-    def type(self, text: bytes, first: float = 0.3, gap: float = 0.08) -> threading.Thread:
-        """Type `text` one key at a time, at a typist's pace."""
-        return self.press(*(bytes([b]) for b in text), first=first, gap=gap)
-
-    def close(self):
-        os.close(self.slave)  # the reader's next read fails (EIO): it must end before the master's
-        self.reader.join(timeout=5)  # number can be reused by the next test's terminal
-        os.close(self.master)
-
-
 @pytest.fixture(autouse=True)
 def no_colour(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-
-
-@pytest.fixture
-def terminal():
-    t = Terminal()
-    yield t
-    t.close()
 
 
 def verdict(line: str = "npm install left-pad"):

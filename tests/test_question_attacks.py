@@ -20,7 +20,7 @@ from gatekeep import approvals, keys, prompt
 from gatekeep.paths import get_paths
 from tests.shells import PAUSE, press_answer
 from tests.test_approvals import GATEKEEP, asker, last_record, policy, spawn, wait_for_requests
-from tests.test_prompt import Terminal, verdict
+from tests.test_prompt import verdict
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,13 +28,6 @@ pytestmark = pytest.mark.timeout(90)
 @pytest.fixture(autouse=True)
 def no_colour(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-
-
-@pytest.fixture
-def terminal():
-    t = Terminal()
-    yield t
-    t.close()
 
 
 def ask(terminal, tmp_path, timeout: int = 10, **options) -> prompt.Answer:
