@@ -20,6 +20,7 @@ from gatekeep import approvals, audit
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW
 from gatekeep.paths import get_paths
+from gatekeep.terminal import controlling_device
 
 
 def pending(as_json: bool) -> int:
@@ -73,6 +74,7 @@ def watch(poll_seconds: float = 0.25) -> int:
     import tty
 
     from gatekeep.keys import Ended, Keys
+    from gatekeep.prompt import ignored_note
 
     fd = sys.stdin.fileno()
     if not os.isatty(fd):
@@ -84,7 +86,7 @@ def watch(poll_seconds: float = 0.25) -> int:
     click.echo("  press each key on its own, after a pause; typing does not answer")
 
     def report(typed: str) -> None:
-        click.echo(f"\n  not an answer: '{visible(typed)}' (typing; press one key on its own, after a pause)")
+        click.echo(f"\n  {ignored_note(typed)}")
 
     def answerable() -> tuple[dict | None, list[dict]]:
         """The oldest request this console may answer, and those asked on its own terminal."""
@@ -189,13 +191,12 @@ def _gated_shell_on_this_terminal() -> int | None:
     shell = int(hook[3])
     if not os.path.isdir("/proc/self"):
         return shell  # no way to tell (not Linux)
-    try:
-        shell_terminal = int(_stat(shell)[4])  # the tty_nr field
-    except (OSError, IndexError, ValueError):
-        return None  # that shell has ended: the variable was inherited from it
+    shell_terminal = controlling_device(shell)
+    if shell_terminal is None:
+        return None  # that shell has ended (the variable was inherited from it), or has no terminal
     # the terminal the keys are read from counts, not only the controlling one: `setsid gatekeep
     # console` has none, yet reads the shell's terminal
-    return shell if shell_terminal and shell_terminal in _terminals(sys.stdin.fileno()) else None
+    return shell if shell_terminal in _terminals(sys.stdin.fileno()) else None
 
 
 def _terminals(fd: int) -> set[int]:
@@ -206,9 +207,8 @@ def _terminals(fd: int) -> set[int]:
         device = os.fstat(fd).st_rdev
         if device != os.makedev(5, 0):
             found.add(device)
-    with contextlib.suppress(OSError, IndexError, ValueError):
-        found.add(int(_stat(os.getpid())[4]))
-    return found - {0}
+    found.add(controlling_device())
+    return found - {0, None}
 
 
 def _asked_on(request: dict, terminals: set[int]) -> bool:
@@ -217,12 +217,6 @@ def _asked_on(request: dict, terminals: set[int]) -> bool:
         return bool(request.get("tty")) and os.stat(request["tty"]).st_rdev in terminals
     except (OSError, TypeError, ValueError):
         return request.get("tty") == _who()
-
-
-def _stat(pid: int) -> list[bytes]:
-    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, session, tty_nr...)."""
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        return f.read().rsplit(b")", 1)[1].split()
 
 
 def _open_requests() -> list[dict]:

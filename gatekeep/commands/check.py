@@ -11,6 +11,7 @@ from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, Po
 from gatekeep.gate import evaluate, verdict_json
 from gatekeep.paths import current_directory, get_paths, removed
 from gatekeep.policy import load_policy
+from gatekeep.terminal import controlling_terminal
 
 
 def check(
@@ -251,7 +252,7 @@ def _tty() -> str | None:
     whose own name is the same in every terminal: the kernel's record names the real one (and a
     stream redirected from another terminal, `</dev/pts/7`, does not stand in for it). Without
     /proc, the first standard stream on a terminal other than /dev/tty names it."""
-    controlling = _controlling_terminal()
+    controlling = controlling_terminal()
     if controlling is not None:
         return controlling
     generic = None
@@ -264,21 +265,3 @@ def _tty() -> str | None:
             return name
         generic = name
     return generic
-
-
-def _controlling_terminal() -> str | None:
-    """The device name of this process's controlling terminal, from /proc (Linux); None when it
-    has none or this is not Linux."""
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            stat = f.read()
-        tty_nr = int(stat.rsplit(b")", 1)[1].split()[4])  # the 7th field; the 2nd, (comm), may hold spaces
-    except (OSError, ValueError, IndexError):
-        return None
-    if tty_nr == 0:
-        return None
-    major, minor = os.major(tty_nr), os.minor(tty_nr)
-    if 136 <= major <= 143:  # Unix98 pseudo-terminals
-        return f"/dev/pts/{(major - 136) * 256 + minor}"
-    name = os.path.realpath(f"/dev/char/{major}:{minor}")  # udev's link to every character device
-    return name if name.startswith("/dev/") and not name.startswith("/dev/char/") else f"/dev/char/{major}:{minor}"
