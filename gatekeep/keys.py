@@ -36,6 +36,7 @@ QUIET_BEFORE = 0.5  # seconds of quiet needed before an answer, counted from the
 AFTER_TYPING = 1.0  # ... counted from the last key when keys came before it
 QUIET_AFTER = 0.3  # seconds no other key may follow it
 INTERRUPT, EOF = b"\x03", b"\x04"
+DRAIN_BYTES = 65536  # the most read at once of what is waiting (before the question, after it)
 
 
 class Ended(Exception):
@@ -70,12 +71,7 @@ class Keys:
 
     def set_aside(self) -> str:
         """Read and return what was typed before the question (it is not run and does not answer)."""
-        taken = b""
-        while select.select([self.fd], [], [], 0)[0]:
-            chunk = os.read(self.fd, 4096)
-            if not chunk:
-                break
-            taken += chunk
+        taken = self._drain(b"")
         self.quiet_since = time.monotonic()
         if taken:  # the person was typing when the question appeared: the pause after typing applies
             self.quiet_needed = AFTER_TYPING
@@ -84,14 +80,18 @@ class Keys:
     def finish(self) -> str:
         """The question has ended: what was typed and not yet reported, and what is still waiting to
         be read (the terminal's restore would throw it away), for the caller to report."""
+        rest, self.ignored = self._drain(self.ignored), b""
+        return rest.decode("utf-8", "replace")
+
+    def _drain(self, taken: bytes) -> bytes:
+        """`taken` and what is waiting to be read now, up to DRAIN_BYTES: a flood cannot hold it."""
         with contextlib.suppress(OSError):
-            while len(self.ignored) < 65536 and self._wait_input(0):  # bounded: a flood cannot hold it
+            while len(taken) < DRAIN_BYTES and self._wait_input(0):
                 chunk = os.read(self.fd, 4096)
                 if not chunk:
                     break
-                self.ignored += chunk
-        rest, self.ignored = self.ignored, b""
-        return rest.decode("utf-8", "replace")
+                taken += chunk
+        return taken
 
     def restart(self) -> None:
         """A new question is on screen (a confirmation): the quiet before an answer starts again."""
