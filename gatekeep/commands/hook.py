@@ -109,14 +109,16 @@ _ZSH_FALLBACK = """\
     unset __gatekeep_widget __gatekeep_aliases_were
     typeset -gr __gatekeep_loaded=fallback
 """
-# The widgets that expand or complete the line being typed (the zsh hook's __gatekeep_widgets).
-_ZSH_WIDGETS = (
-    "expand-or-complete expand-or-complete-prefix menu-expand-or-complete expand-word list-expand "
-    "complete-word menu-complete reverse-menu-complete list-choices delete-char-or-list "
-    "accept-and-menu-complete expand-cmd-path _expand_word _expand_alias _list_expansions _complete_help "
-    "_complete_debug _complete_tag _correct_word _correct_filename _history-complete-older "
-    "_history-complete-newer _most_recent_file _next_tags _read_comp _bash_complete-word _bash_list-choices _generic"
-)
+def _zsh_widgets() -> str:
+    """The widgets that expand or complete the line being typed: the zsh hook's own list
+    (__gatekeep_widgets in gatekeep.zsh), written once."""
+    import re
+
+    with open(os.path.join(resources.data_dir("shell"), "gatekeep.zsh"), encoding="utf-8") as f:
+        found = re.search(r"^typeset -gra __gatekeep_widgets=\(([^)]*)\)", f.read(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError("gatekeep.zsh no longer defines __gatekeep_widgets")
+    return " ".join(found.group(1).split())
 
 
 def rc_lines(shell: str, command: str, rc_path: str) -> str:
@@ -141,7 +143,7 @@ def rc_lines(shell: str, command: str, rc_path: str) -> str:
             "options[errexit]=on; (( 0 )); else (( 1 )); fi"
         )
         refuse = f"zle -M {q(line)}; return 1"
-        fallback = _ZSH_FALLBACK.format(why=q(why), trap=q(trap), refuse=q(refuse), widgets=_ZSH_WIDGETS)
+        fallback = _ZSH_FALLBACK.format(why=q(why), trap=q(trap), refuse=q(refuse), widgets=_zsh_widgets())
         interactive = "[[ -o interactive ]]"
     # eval's text is read before it runs, so the variable that holds it can go at once (the hook may
     # return early: an older bash, or a hook already loaded).
