@@ -16,7 +16,6 @@ A line that runs no command is allowed.
 
 from __future__ import annotations
 
-import os
 import posixpath
 
 from gatekeep.display import visible
@@ -24,7 +23,7 @@ from gatekeep.lazyre import lazy
 from gatekeep.match import Matches, Rule
 from gatekeep.normalize import DIRECTORY_CHANGERS, Normalized
 from gatekeep.parse import FunctionDef, ParseResult
-from gatekeep.policy import Policy
+from gatekeep.policy import Policy, read_regular
 from gatekeep.readonly import is_read_only
 from gatekeep.records import record
 from gatekeep.writes import HARMLESS, WriteContext, argument_writes, judge, judge_removal
@@ -279,29 +278,15 @@ def _input_text(command) -> str | None:
         if redirect.op == "<" and redirect.target is not None:
             if redirect.dynamic:
                 return FROM_A_PIPE
-            text = _regular_file_text(redirect.target, MAX_INPUT + 1)
-            return text if text is not None and len(text) <= MAX_INPUT else FROM_A_PIPE
+            try:  # bytes, not characters, bound it now: a character is at least one byte
+                data = read_regular(redirect.target, MAX_INPUT * 4 + 1)
+            except OSError:
+                return FROM_A_PIPE
+            if data is None:
+                return FROM_A_PIPE
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+            return text if len(text) <= MAX_INPUT else FROM_A_PIPE
     return FROM_A_PIPE if command.position > 0 else None
-
-
-def _regular_file_text(path: str, limit: int) -> str | None:
-    """Up to `limit` characters of a regular file; None for anything else. Opened without waiting:
-    a FIFO (`psql < fifo`) or a device would otherwise block the check until something writes."""
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, encoding="utf-8", errors="replace", closefd=False) as f:
-            return f.read(limit)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _exact(rule: Rule | None) -> bool:

@@ -320,20 +320,16 @@ def read_project_text(path: str) -> str | PolicyError:
     out is to rename the directory), anything but a regular file (opened without waiting: a
     FIFO put in its place never blocks), more than MAX_PROJECT_BYTES (read no further), text
     that is not UTF-8, or brackets nested deeper than MAX_PROJECT_DEPTH."""
-    import stat
-
     try:
         path.encode()
     except UnicodeEncodeError:
         return PolicyError(shown(path), "its path is not UTF-8, so gatekeep does not read it; rename the directory")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return PolicyError(path, "not a regular file, so gatekeep does not read it")
-            data = f.read(MAX_PROJECT_BYTES + 1)
+        data = read_regular(path, MAX_PROJECT_BYTES + 1)
     except OSError as e:
         return PolicyError(path, f"cannot read it ({e.strerror})")
+    if data is None:
+        return PolicyError(path, "not a regular file, so gatekeep does not read it")
     if len(data) > MAX_PROJECT_BYTES:
         return PolicyError(path, f"larger than {MAX_PROJECT_BYTES // 1024} KiB, so gatekeep does not read it")
     try:
@@ -344,6 +340,17 @@ def read_project_text(path: str) -> str | PolicyError:
     if text.count("[") + text.count("{") > MAX_PROJECT_DEPTH and _flow_depth(text) > MAX_PROJECT_DEPTH:
         return PolicyError(path, f"nested more than {MAX_PROJECT_DEPTH} deep, so gatekeep does not read it")
     return text
+
+
+def read_regular(path: str, limit: int) -> bytes | None:
+    """Up to `limit` bytes of the file at `path`; None when it is not a regular file (OSError when
+    it cannot be opened). Opened without waiting: a FIFO or a device put where a file is expected
+    would otherwise block the check until something writes to it."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    with os.fdopen(fd, "rb") as f:
+        return f.read(limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 
 def shown(path: str) -> str:
