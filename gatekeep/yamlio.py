@@ -4,9 +4,12 @@ the user's comments, key order and list style when gatekeep edits a policy."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from gatekeep.errors import PolicyError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _yaml():

@@ -58,7 +58,7 @@ def import_dirs() -> list[str]:
     from importlib.util import find_spec
 
     homes = set()
-    for module in ("gatekeep", "bashlex", "filelock", "platformdirs", "ruamel.yaml"):
+    for module in ("gatekeep", "bashlex", "filelock", "ruamel.yaml"):
         package_dir = os.path.dirname(os.path.abspath(find_spec(module).origin))
         homes.add(os.path.dirname(package_dir) if "." not in module else os.path.dirname(os.path.dirname(package_dir)))
     ordered = list(dict.fromkeys(d for d in sys.path if d in homes))  # sys.path may name one twice
