@@ -3,9 +3,10 @@
 Exit codes: 0 allowed/ok, 1 blocked/not found, 2 usage, policy or internal error.
 
 The shell hooks run `gatekeep check [options] -- LINE` before every line a
-person types, and importing click costs more than the rest of that check
-(issue 6). So that one call, when its arguments are the plain, valid kind the
-hooks send, is read here without click; anything else (help, an unknown or
+person types, and Claude Code runs `gatekeep claude-hook` before every Bash
+tool call; importing click costs more than the rest of either (issues 6 and
+18). So those two calls, when their arguments are the plain, valid kind the
+hooks send, are read here without click; anything else (help, an unknown or
 malformed option, no `--`) goes to click (cli.py), which stays the one
 definition of the command line and of its messages. tests/test_cli.py checks
 that both readings agree.
@@ -26,10 +27,15 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         check = read_check_args(args)
+        hook = None if check is not None else read_claude_hook_args(args)
         if check is not None:
             from gatekeep.commands.check import check as run
 
             code = run(**check)
+        elif hook is not None:
+            from gatekeep.commands.claude_hook import claude_hook
+
+            code = claude_hook(**hook)
         else:
             code = _with_click(args)
     except (BrokenPipeError, OutputClosed):
@@ -84,6 +90,24 @@ def read_check_args(args: list[str]) -> dict | None:
         "quiet": found["quiet"],
         "shell": found["shell"],
     }
+
+
+def read_claude_hook_args(args: list[str]) -> dict | None:
+    """The arguments of `claude-hook [--policy FILE]` as claude_hook() takes them, or None for click."""
+    if args[:1] != ["claude-hook"]:
+        return None
+    options = args[1:]
+    if not options:
+        return {"policy_file": None}
+    if len(options) == 2 and options[0] == "--policy":
+        policy_file = options[1]
+    elif len(options) == 1 and options[0].startswith("--policy=") and len(options[0]) > len("--policy="):
+        policy_file = options[0].partition("=")[2]
+    else:
+        return None
+    if policy_file.startswith("-") or os.path.isdir(policy_file):
+        return None  # click explains that a directory is not a policy file
+    return {"policy_file": policy_file}
 
 
 def _with_click(args: list[str]) -> int:

@@ -15,7 +15,7 @@ import pytest
 
 from gatekeep import audit
 from gatekeep.cli import cli
-from gatekeep.main import main, read_check_args
+from gatekeep.main import main, read_check_args, read_claude_hook_args
 from tests.conftest import write
 
 REPO = Path(__file__).resolve().parent.parent
@@ -287,6 +287,29 @@ def test_other_check_arguments_are_left_to_click(args):
     assert read_check_args(["check", *args]) is None
 
 
+CLAUDE_HOOK_ARGS = [[], ["--policy", "p.yaml"], ["--policy=p.yaml"], ["--policy", "/a b/p.yaml"]]
+CLAUDE_HOOK_LEFT_TO_CLICK = [
+    ["--help"], ["-h"], ["--policy"], ["--policy="], ["--policy", "."], ["--policy", "-h"], ["--json"],
+    ["--policy", "a", "--policy", "b"], ["--policy", "a", "extra"], ["--pol", "a"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", CLAUDE_HOOK_ARGS)
+def test_claude_hook_arguments_read_without_click_as_click_reads_them(args):
+    params = cli.commands["claude-hook"].make_context("claude-hook", list(args)).params
+    assert read_claude_hook_args(["claude-hook", *args]) == params
+
+
+@pytest.mark.parametrize("args", CLAUDE_HOOK_LEFT_TO_CLICK)
+def test_other_claude_hook_arguments_are_left_to_click(args):
+    assert read_claude_hook_args(["claude-hook", *args]) is None
+
+
+def test_every_claude_hook_option_is_known_to_the_fast_reader():
+    options = {o for p in cli.commands["claude-hook"].params for o in p.opts} - {"-h", "--help"}
+    assert options == {"--policy"}
+
+
 def test_every_check_option_is_known_to_the_fast_reader():
     from gatekeep import main as main_module
 
@@ -300,6 +323,17 @@ SLOW_IMPORTS = ("click", "ruamel", "bashlex", "filelock", "dataclasses", "inspec
 # 0.05x-1x Python's start-up (issue 6; see records.py, lazyre.py, paths.py, audit.encode)
 STDLIB_IMPORTS = ("re", "json", "pathlib", "collections", "functools", "enum", "hashlib", "shlex", "unicodedata")
 TYPICAL = ["git status", "ls -la", "npm run build", "git log --oneline | head", "cd src && make test"]
+
+
+def test_claude_hook_imports_none_of_the_slow_libraries(tmp_path):
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(tmp_path)}
+    event["tool_input"] = {"command": "git status"}
+    code = "import sys; from gatekeep.main import main; main(['claude-hook']); "
+    code += f"print(sorted(m for m in sys.modules if m.split('.')[0] in {SLOW_IMPORTS}), file=sys.stderr)"
+    argv = [sys.executable, "-c", code]
+    runs = [subprocess.run(argv, input=json.dumps(event), capture_output=True, text=True, timeout=60) for _ in "12"]
+    assert all('"allow"' in r.stdout for r in runs), runs
+    assert runs[1].stderr.strip() == "[]", runs[1].stderr
 
 
 def test_a_plain_check_imports_none_of_the_slow_libraries():
