@@ -76,3 +76,21 @@ def test_an_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
         [sys.executable, "-m", "gatekeep", "hook", "zsh"], env=env, cwd=tmp_path, capture_output=True, text=True
     )
     assert hook.returncode == 0 and "TRAPDEBUG" in hook.stdout and "__GATEKEEP_COMMAND__" not in hook.stdout
+
+
+def test_compiled_files_are_written_even_under_pythondontwritebytecode(tmp_path):
+    """A container's PYTHONDONTWRITEBYTECODE=1 must not make every check compile gatekeep again."""
+    import shutil
+
+    copy = tmp_path / "site"
+    shutil.copytree(REPO / "gatekeep", copy / "gatekeep", ignore=shutil.ignore_patterns("__pycache__"))
+    for data in ("arity", "tools", "shell"):
+        shutil.copytree(REPO / data, copy / data)
+    env = {"HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"], "PYTHONDONTWRITEBYTECODE": "1"}
+    env["PYTHONPATH"] = str(copy)
+    code = "from gatekeep.main import main; raise SystemExit(main(['check', '--no-prompt', '-q', '--', 'ls']))"
+    argv = [sys.executable, "-c", code]  # run in tmp_path: `-c` puts the current directory first in sys.path
+    done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    compiled = {p.name.split(".")[0] for p in (copy / "gatekeep" / "__pycache__").glob("*.pyc")}
+    assert {"gate", "policy", "normalize", "decide", "audit"} <= compiled, (done.stdout, done.stderr)
