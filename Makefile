@@ -15,11 +15,13 @@ $(BIN)/gatekeep: pyproject.toml
 test: install
 	$(BIN)/pytest -q
 
+# as users run gatekeep: a temporary HOME, no GATEKEEP_HOME (tests/bench/userenv.py)
 bench: install
+	$(BIN)/python tests/bench/bench_hook.py
+	$(BIN)/python tests/bench/bench_user.py
 	$(BIN)/python tests/bench/bench_check.py
 	$(BIN)/python tests/bench/bench_names.py
 	$(BIN)/python tests/bench/bench_look_only.py
-	$(BIN)/python tests/bench/bench_hook.py
 
 # bashlex's parser tables, shipped so that importing bashlex does not rebuild them
 tables: install

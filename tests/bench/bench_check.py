@@ -1,4 +1,5 @@
-"""How fast `gatekeep check` and `gatekeep scan` are, as ratios to Python's own start-up.
+"""How fast `gatekeep check` and `gatekeep scan` are, as ratios to Python's own start-up,
+in a user's configuration (userenv.py: a temporary HOME, no GATEKEEP_HOME).
 
 Every figure is the median of RUNS runs (GATEKEEP_BENCH_RUNS overrides it), and
 each is printed beside its floor. The floor, `python -c pass` with the same
@@ -22,13 +23,15 @@ machine that has run gatekeep once.
 from __future__ import annotations
 
 import os
-import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from userenv import check_argv as user_check_argv
+from userenv import gatekeep_executable, rules, user_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = int(os.environ.get("GATEKEEP_BENCH_RUNS", "21"))
@@ -47,10 +50,6 @@ ADVERSARIAL = [
 ]
 
 
-def gatekeep_executable() -> str:
-    return str(Path(sys.executable).with_name("gatekeep"))
-
-
 def run_timed(argv: list[str], env: dict, stdin=subprocess.DEVNULL) -> tuple[float, int]:
     """Wall time in seconds and peak resident size in KB of one process."""
     start = time.perf_counter()
@@ -61,34 +60,14 @@ def run_timed(argv: list[str], env: dict, stdin=subprocess.DEVNULL) -> tuple[flo
     return elapsed, usage.ru_maxrss
 
 
-def rules(count: int) -> str:
-    """A user policy of `count` allow rules spread over many tools, as a real one grows."""
-    tools = ["git", "npm", "docker", "kubectl", "cargo", "make", "pip", "go", "terraform", "aws"]
-    tools += [f"tool{i}" for i in range(max(0, count // 20))]
-    lines = ["rules:", "  allow:"]
-    lines += [f"    - '{tools[i % len(tools)]} sub{i} --flag{i} *'" for i in range(count)]
-    return "\n".join(lines) + "\n"
-
-
 def environment(home: Path, rule_count: int) -> dict:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "config").mkdir(exist_ok=True)
-    (home / "config" / "policy.yaml").write_text(rules(rule_count))
-    return {
-        **os.environ,
-        "HOME": str(home),
-        "GATEKEEP_HOME": str(home),
-        "GATEKEEP_SYSTEM_POLICY": str(home / "no-system-policy.yaml"),
-    }
+    """A user's configuration (userenv.py): HOME = `home`, `rule_count` rules in the default place."""
+    return user_environment(home, rules(rule_count))
 
 
 def check_argv(line: str, hook: bool = False) -> list[str]:
     """`gatekeep check` for `line`, through the console script or the way the hooks start it."""
-    if hook:
-        from gatekeep.commands.hook import hook_command
-
-        return [*shlex.split(hook_command()), "check", "--no-prompt", "-q", "--", line]
-    return [gatekeep_executable(), "check", "--no-prompt", "-q", "--", line]
+    return user_check_argv(line, hook)
 
 
 def paired(env: dict, argv: list[str]) -> tuple[float, float, int]:
