@@ -26,20 +26,41 @@ compares with the unquoted word, which makes the usual agent commit form
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
-TABLES_FILE = Path(__file__).with_name("_bashlex_tables.py")
+TABLES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bashlex_tables.py")
 
 
 def load():
     """bashlex, imported once per process, with gatekeep's tables and fix."""
     if "bashlex.parser" in sys.modules:
         return sys.modules["bashlex"]
+    _defer_inspect()
     bashlex = _import_with_yacc(_from_shipped_tables)
     _fix_unclosed_brace_hang()
     _fix_quoted_heredoc_delimiter()
     return bashlex
+
+
+def _defer_inspect() -> None:
+    """bashlex's PLY imports inspect (with ast, dis and tokenize: ~8 ms) only to read grammar
+    source when it builds its tables, which the shipped tables spare it. So until something
+    uses it, `inspect` is a stand-in module that imports the real one at its first attribute.
+    (The standard library's LazyLoader does not help: the import statement itself reads the
+    module's __spec__, which loads it.)"""
+    if "inspect" not in sys.modules:
+        sys.modules["inspect"] = _Deferred("inspect")
+
+
+class _Deferred(type(sys)):
+    """A module imported at the first use of one of its attributes, then stood in for."""
+
+    def __getattr__(self, name: str):
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        real = __import__(self.__name__)
+        return getattr(real, name)
 
 
 def _import_with_yacc(wrap):
@@ -196,5 +217,6 @@ def build_tables() -> str:
 
 
 if __name__ == "__main__":
-    TABLES_FILE.write_text(build_tables(), encoding="utf-8")
+    with open(TABLES_FILE, "w", encoding="utf-8") as f:
+        f.write(build_tables())
     print(f"wrote {TABLES_FILE}")

@@ -18,31 +18,28 @@ The scanner is deliberately simple and errs towards finding *more*.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from gatekeep.records import record
 from gatekeep.shellwords import unquote
 
 _METACHARS = " \t\n;&|()<>"
 _WORD_START = " \t\n;&|()"
 
 
-@dataclass(frozen=True)
-class Heredoc:
-    """One heredoc as bash reads it: where its body lies and whether it expands."""
+class Heredoc(record("Heredoc", "body_start end quoted expands_substitution")):
+    """One heredoc as bash reads it: where its body lies (`end`: of the terminator line, exclusive,
+    as bashlex's HeredocNode.pos) and whether it expands. A record, not a dataclass: dataclasses
+    imports inspect, which cost every line that needs the full parser ~15 ms (issue 18)."""
 
-    body_start: int
-    end: int  # end of the terminator line (exclusive), as bashlex's HeredocNode.pos
-    quoted: bool
-    expands_substitution: bool
+    __slots__ = ()
 
 
-@dataclass
 class RawFacts:
     """What the raw scan found that the parse tree must account for."""
 
-    substitutions: set[int] = field(default_factory=set)  # positions of `$(`, `` ` ``, `<(`, `>(`
-    heredocs: list[Heredoc] = field(default_factory=list)
-    comments: list[tuple[int, int]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.substitutions: set[int] = set()  # positions of `$(`, `` ` ``, `<(`, `>(`
+        self.heredocs: list[Heredoc] = []
+        self.comments: list[tuple[int, int]] = []
 
     def blank_or_comment(self, line: str) -> bool:
         covered = bytearray(len(line))

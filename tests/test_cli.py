@@ -358,6 +358,37 @@ def test_a_typical_line_started_as_the_hooks_do_imports_no_costly_stdlib_module(
     assert warm.stdout.strip() == "[]", warm.stdout + warm.stderr
 
 
+# what a line that needs bashlex may not import: bashlex needs re, enum, functools and collections;
+# `inspect` is in sys.modules as bashlex_loader's stand-in, and ast, dis and tokenize show the real one
+PARSER_LINES = ["echo \"$HOME\"", "for f in *.py; do wc -l $f; done", "git commit -m \"$(cat <<'EOF'\nx\nEOF\n)\""]
+NOT_FOR_THE_PARSER = ("click", "ruamel", "dataclasses", "ast", "dis", "tokenize", "pathlib", "typing", "json")
+
+
+@pytest.mark.parametrize("line", PARSER_LINES)
+def test_a_line_that_needs_the_parser_imports_no_costly_module(line):
+    """dataclasses (through crosscheck) and inspect (through bashlex's PLY) cost such a line ~15 ms."""
+    from gatekeep.commands.hook import import_dirs
+
+    code = f"import sys; sys.path += {import_dirs()!r}; from gatekeep.main import main; "
+    code += f"main(['check', '--no-prompt', '-q', '--', {line!r}]); "
+    code += "assert 'bashlex.parser' in sys.modules; "
+    code += f"print(sorted(m for m in sys.modules if m in {NOT_FOR_THE_PARSER}))"
+    argv = [sys.executable, "-I", "-S", "-c", code]
+    subprocess.run(argv, capture_output=True, text=True, timeout=60)  # fills the caches
+    warm = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert warm.stdout.strip() == "[]", warm.stdout + warm.stderr
+
+
+def test_inspect_deferred_for_bashlex_still_works():
+    code = (
+        "import sys; from gatekeep import bashlex_loader; bashlex_loader.load(); "
+        "assert 'ast' not in sys.modules; import inspect; "
+        "print(inspect.getsourcefile(bashlex_loader) == bashlex_loader.__file__, type(sys.modules['inspect']).__name__)"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "module"], done.stdout + done.stderr
+
+
 @pytest.mark.parametrize(
     "line,decision", [("make deploy", "deny"), ("npm install", "ask"), ("git status", "allow"), ("git reset --hard", "ask")]
 )

@@ -311,7 +311,7 @@ def test_a_parse_that_never_ends_is_cut_off(monkeypatch):
 
 
 def test_the_shipped_parser_tables_are_the_ones_bashlex_builds():
-    assert bashlex_loader.TABLES_FILE.read_text(encoding="utf-8") == bashlex_loader.build_tables(), (
+    assert Path(bashlex_loader.TABLES_FILE).read_text(encoding="utf-8") == bashlex_loader.build_tables(), (
         "bashlex's grammar changed: run `make tables`"
     )
 
