@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check = read_check_args(args)
         hook = None if check is not None else read_claude_hook_args(args)
+        if argv is None and (check is not None or hook is not None):
+            _no_collector()  # only in a process of its own (argv None), not in a caller's, a test's
         if check is not None:
             from gatekeep.commands.check import check as run
 
@@ -53,6 +55,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _output_closed(args, code)
     return code
+
+
+def _no_collector() -> None:
+    """A check is a short process whose imports and caches allocate a great many objects and
+    free few: Python's cycle collector, run every 700 allocations, finds nothing to free and
+    cost a check 7% of its time (a plain line 1.6 ms, a parser line 3.5 ms; issue 18). Memory
+    is given back when the process ends. Long-running commands keep the collector."""
+    import gc
+
+    gc.disable()
 
 
 def read_check_args(args: list[str]) -> dict | None:

@@ -420,3 +420,14 @@ def test_an_enforcing_system_policy_keeps_a_user_from_audit_mode(capsys, paths):
     write(paths.user_policy, "mode: audit\n")
     assert run(capsys, "check", "--", "rm -rf ~")[0] == 1
     assert "mode" not in audit.read_last(paths.audit_log, 1)[0]
+
+
+def test_a_check_process_runs_without_the_cycle_collector_and_a_caller_keeps_it():
+    import gc
+
+    code = "import gc, sys; from gatekeep import main as m; sys.argv = ['gatekeep'] + sys.argv[1:]; "
+    code += "code = m.main(); print(gc.isenabled(), code)"
+    argv = [sys.executable, "-c", code, "check", "--no-prompt", "--", "ls"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "0"], done.stderr
+    assert main(["check", "--no-prompt", "-q", "--", "ls"]) == 0 and gc.isenabled()
