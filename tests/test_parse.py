@@ -321,3 +321,19 @@ def test_bashlex_uses_the_shipped_tables():
     import bashlex.parser
 
     assert type(bashlex.parser.yaccparser.productions[1]).__name__ == "_Production"
+
+
+def test_the_full_parser_refuses_to_run_outside_the_main_thread():
+    """Its time limit is a signal, which only the main thread receives: elsewhere it would have none,
+    so it does not run, and the line is not fully parsed (never allowed)."""
+    import threading
+
+    from gatekeep.parse import parse_with_bashlex
+
+    results = []
+    thread = threading.Thread(target=lambda: results.append(parse_with_bashlex('echo "$HOME"')))
+    thread.start()
+    thread.join()
+    (elsewhere,) = results
+    assert not elsewhere.complete and elsewhere.problems == ("the parser failed (RuntimeError)",)
+    assert parse_with_bashlex('echo "$HOME"').complete
