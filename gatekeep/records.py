@@ -12,7 +12,7 @@ does not notice.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from _operator import itemgetter  # operator itself is a Python module over _operator: 0.7 ms more
 
 
 def record(typename: str, field_names: str, defaults: tuple = ()) -> type:
