@@ -55,36 +55,10 @@ def timestamp(seconds: float | None = None) -> str:
 
 
 def encode(record: dict) -> str:
-    """`json.dumps(record, ensure_ascii=False)`, without importing json for the usual flat record.
+    """`json.dumps(record, ensure_ascii=False)`, without importing json (jsontext.py)."""
+    from gatekeep.jsontext import dumps
 
-    The json package imports re, and with it enum and functools: ~1x Python's
-    start-up on every check. A record of strings, whole numbers, booleans and
-    None is written here with json's own C string encoder, which gives the same
-    text (tests/test_audit.py compares them); anything else goes to json.
-    """
-    try:
-        from _json import encode_basestring as quote  # what json.dumps(ensure_ascii=False) uses
-    except ImportError:  # another Python implementation
-        quote = None
-    parts = []
-    for key, value in record.items():
-        kind = type(value)
-        if quote is None or type(key) is not str:
-            break
-        if kind is str:
-            text = quote(value)
-        elif kind is bool or value is None:
-            text = "true" if value is True else "false" if value is False else "null"
-        elif kind is int:
-            text = int.__repr__(value)
-        else:
-            break
-        parts.append(f"{quote(key)}: {text}")
-    else:
-        return "{" + ", ".join(parts) + "}"
-    import json
-
-    return json.dumps(record, ensure_ascii=False)
+    return dumps(record)
 
 
 def ready(path: str) -> None:

@@ -18,7 +18,6 @@ nothing reaches stdout before the decision is recorded.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -26,6 +25,7 @@ from gatekeep.commands.check import new_record, record_broken_policy, save_recor
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW, EXIT_ERROR, FatalError, PolicyError
 from gatekeep.gate import evaluate
+from gatekeep.jsontext import dumps, loads
 from gatekeep.paths import current_directory, get_paths
 from gatekeep.policy import load_policy
 
@@ -81,7 +81,7 @@ def _answer(data: bytes, policy_file: str | None) -> int:
     save_record(paths.audit_log, record, policy.syslog)
     errors = [layer.error for layer in policy.layers if layer.error]
     reason = _reason(verdict.decision, verdict.reason, verdict.suggestions, errors)
-    sys.stdout.write(json.dumps(decision_json(verdict.decision, reason), ensure_ascii=False) + "\n")
+    sys.stdout.write(dumps(decision_json(verdict.decision, reason)) + "\n")
     sys.stdout.flush()  # here, where a failure still exits 2, not at interpreter exit
     return EXIT_ALLOW
 
@@ -89,7 +89,7 @@ def _answer(data: bytes, policy_file: str | None) -> int:
 def read_event(data: bytes) -> dict:
     """The event, checked as far as the answer depends on it."""
     try:
-        event = json.loads(data)
+        event = loads(data)
     except ValueError as e:  # UnicodeDecodeError included
         raise BadEvent(f"the hook event on stdin is not JSON ({e})") from None
     if not isinstance(event, dict):
