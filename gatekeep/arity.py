@@ -56,7 +56,12 @@ class ArityTable:
         if not argv:
             return 0
         indexes = self.positional(argv)
-        words = [argv[0].rsplit("/", 1)[-1], *(argv[i] for i in indexes[1:])]
+        # no prefix in the table is longer than `longest` words: trying longer ones, each joined
+        # anew, made naming a command of 65,000 words take 20 s (quadratic in its words); the
+        # same lookups, so the same name. (A short command tries all its words without reading
+        # the whole table for `longest`.)
+        longest = len(indexes) if len(indexes) <= 4 else min(len(indexes), self.longest)
+        words = [argv[0].rsplit("/", 1)[-1], *(argv[i] for i in indexes[1:longest])]
         for n in range(len(words), 0, -1):
             count = self.arity.get(" ".join(words[:n]))
             if count is not None:
@@ -64,6 +69,11 @@ class ArityTable:
         if len(argv) > 1 and _SUBCOMMAND.fullmatch(argv[1]):
             return 2
         return 1
+
+    @cached_property
+    def longest(self) -> int:
+        """The most words any prefix of the table has."""
+        return max((prefix.count(" ") + 1 for prefix in self.arity), default=1)
 
     @cached_property
     def tools(self) -> frozenset[str]:
