@@ -201,11 +201,15 @@ def _is_name(text: str) -> bool:
 def parse_with_bashlex(line: str) -> ParseResult:
     from gatekeep import crosscheck
 
+    if len(line) > MAX_LINE_CHARS:
+        # all blanks and comments, it runs nothing; else it is not parsed. Only a line whose first
+        # non-blank is a `#` can be all comments, and only such a long line is scanned for it
+        if line.lstrip()[:1] == "#" and crosscheck.scan(line).blank_or_comment(line):
+            return ParseResult(line, ())
+        return _incomplete(line, (), f"the line is longer than {MAX_LINE_CHARS:,} characters")
     raw = crosscheck.scan(line)
     if raw.blank_or_comment(line):
         return ParseResult(line, ())
-    if len(line) > MAX_LINE_CHARS:
-        return _incomplete(line, (), f"the line is longer than {MAX_LINE_CHARS:,} characters")
     try:
         trees = _bashlex_parse(line)
         walker = _Walker(line)
