@@ -513,7 +513,18 @@ def git_code_key(key: str) -> bool:
 
 
 def code_key(key: str, patterns) -> bool:
-    import fnmatch  # only when a config option is given: fnmatch imports re
+    """Whether `key` matches one of the fnmatch `patterns`, case aside. The patterns become one
+    regular expression, made once: trying each on each key took 0.1 ms a key (`git -c k=v` 18,000 times)."""
+    patterns = tuple(patterns)
+    if not patterns:
+        return False
+    found = _CODE_KEY_PATTERNS.get(patterns)
+    if found is None:
+        import fnmatch  # only when a config option is given: fnmatch imports re
+        import re
 
-    key = key.lower()
-    return any(fnmatch.fnmatchcase(key, pattern.lower()) for pattern in patterns)
+        found = _CODE_KEY_PATTERNS[patterns] = re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
+    return found.match(key.lower()) is not None
+
+
+_CODE_KEY_PATTERNS: dict = {}
