@@ -67,8 +67,10 @@ def decide(
     links = links_made(normalized)
     feeding = _feeding(parsed)
     loops = frozenset(parsed.loop_variables)
+    memo: dict = {}  # what writes.judge found for this line
     verdicts = tuple(
-        _decide_command(n, m, policy, writes, links, feeding, loops) for n, m in zip(normalized, matches, strict=True)
+        _decide_command(n, m, policy, writes, links, feeding, loops, memo)
+        for n, m in zip(normalized, matches, strict=True)
     )
     suggestions = _suggestions(parsed.line, verdicts)
     bomb = fork_bomb(parsed)
@@ -107,6 +109,7 @@ def _decide_command(
     links: dict[str, str],
     feeding=lambda command: False,
     loops: frozenset[str] = frozenset(),
+    memo: dict | None = None,
 ) -> CommandVerdict:
     redirects = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file]
     targets = redirects + [
@@ -114,9 +117,12 @@ def _decide_command(
     ]
     # a link made (or moved into place) earlier on the line writes through to where it points
     targets += [(through, True) for t, _ in targets for through in _through_links(t, links)]
+    targets = list(dict.fromkeys(targets))  # `> f > f > f …`: each once, the first where it was
     directories = normalized.directories or ("",)
-    judged = [judge(target, dynamic, writes, d) for target, dynamic in targets for d in directories]
-    judged += _protected_writes(targets, directories, policy, writes)
+    memo = {} if memo is None else memo
+    judged = [judge(target, dynamic, writes, d, memo) for target, dynamic in targets for d in directories]
+    if targets:
+        judged += _protected_writes(targets, directories, policy, writes)
     secret = None
     if policy.protected:
         from gatekeep.protect import judge_reads
@@ -213,26 +219,55 @@ def _names_a_secret(parsed: ParseResult, policy: Policy, writes: WriteContext) -
 
 def _feeding(parsed: ParseResult):
     """A test of whether what a command prints goes on to another command: it is piped on, or
-    it runs inside a `$( )`, a backquote or a process substitution."""
+    it runs inside a `$( )`, a backquote or a process substitution.
+
+    Made once per line: looking through every command and every earlier character for each
+    command took time quadratic in the line (`true && ` 1,250 times: 1.3 s)."""
+    piped_on = {(c.pipeline, c.position - 1) for c in parsed.commands}
+    substitutions = _Substitutions(parsed.line)
 
     def feeding(command) -> bool:
-        if command.pipeline >= 0 and any(
-            c.pipeline == command.pipeline and c.position == command.position + 1 for c in parsed.commands
-        ):
+        if command.pipeline >= 0 and (command.pipeline, command.position) in piped_on:
             return True
-        return command.start < 0 or _in_substitution(parsed.line, command.start)
+        return command.start < 0 or substitutions.hold(command.start)
 
     return feeding
 
 
-def _in_substitution(line: str, at: int) -> bool:
-    from gatekeep.shellwords import expansion_end
+_OPENERS = lazy(r"`|[$<>]\(")
 
-    for i in range(at):
-        opens = line[i] == "`" or (line[i] in "$<>" and line[i + 1 : i + 2] == "(")
-        if opens and expansion_end(line, i) > at:
-            return True
-    return False
+
+class _Substitutions:
+    """Which places of a line lie inside a substitution opened before them, as shellwords.expansion_end
+    reads where each ends. The ends are found once each, from the left, as far as a question needs.
+
+    Each costs the length of the substitution, so a line of many long ones (`$(` quoted 900 times
+    before an unbalanced rest) could cost the square of its length: past SCAN_CHARS characters
+    read, every later place counts as inside one, which only ever makes a command's reads count."""
+
+    SCAN_CHARS = 1_000_000
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.openers = [m.start() for m in _OPENERS.finditer(line)] if "(" in line or "`" in line else []
+        self.reach: list[int] = []  # reach[k]: the furthest end of the first k + 1 openers
+        self.budget = self.SCAN_CHARS
+
+    def hold(self, at: int) -> bool:
+        """Whether a substitution opened before `at` ends after it."""
+        from bisect import bisect_left
+
+        from gatekeep.shellwords import expansion_end
+
+        k = bisect_left(self.openers, at)  # the openers before `at`
+        while len(self.reach) < k:
+            if self.budget < 0:
+                return True
+            i = self.openers[len(self.reach)]
+            end = expansion_end(self.line, i)
+            self.budget -= end - i
+            self.reach.append(max(end, self.reach[-1]) if self.reach else end)
+        return k > 0 and self.reach[k - 1] > at
 
 
 def _loss_or_secret(normalized: Normalized, policy: Policy, writes: WriteContext) -> str | None:
