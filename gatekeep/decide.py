@@ -111,6 +111,8 @@ def _decide_command(
     loops: frozenset[str] = frozenset(),
     memo: dict | None = None,
 ) -> CommandVerdict:
+    if normalized.unchecked:
+        return CommandVerdict(normalized, "deny", None, f"is denied: {normalized.unchecked}", firm=True)
     redirects = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file]
     targets = redirects + [
         (t, True) for t in dict.fromkeys(t for f in normalized.deny_forms for t in argument_writes(f))

@@ -47,8 +47,8 @@ class Normalized(
     record(
         "Normalized",
         "command name deny_forms allow_form not_allowable suggestion reentry transparent exact_form unknown_forms "
-        "directories resolved_forms",
-        defaults=((), None, None, False, None, (), (), ()),
+        "directories resolved_forms unchecked",
+        defaults=((), None, None, False, None, (), (), (), None),
     )
 ):
     """One simple command as the policy sees it: its name, and the forms rules are matched against.
@@ -62,7 +62,9 @@ class Normalized(
     form allows it; unknown_forms: deny forms with their variables, globs...
     marked (see wildmatch.py); directories: where it may run (see place()), empty
     before place() has run; resolved_forms: the deny forms place() added, with relative
-    paths resolved where the command may run (for rules only: `rm -rf .` is not `rm -rf /x`).
+    paths resolved where the command may run (for rules only: `rm -rf .` is not `rm -rf /x`);
+    unchecked: why the deny rules cannot be tried on every form of the command (too many to
+    try: see wrappers.FORM_WORDS), which makes decide.py deny it, firmly; None for any real command.
     """
 
     __slots__ = ()
@@ -74,9 +76,10 @@ def normalize(command: SimpleCommand) -> Normalized:
         words = tuple(command.assignments)
         forms = [words] + [(a,) for a in words] if len(words) > 1 else [words]
         return Normalized(command, " ".join(words), tuple(forms), words, command.problems)
-    inner, forms, chain = unwrap_all(argv)
+    inner, forms, chain, unchecked = unwrap_all(argv)
     forms = forms + _element_forms(_variable_forms(inner))
-    forms += [f for f in _variant_forms(forms) if f not in forms]
+    seen = set(forms)
+    forms += [f for f in _variant_forms(forms) if f not in seen]
     if not inner or argv[len(argv) - len(inner) :] == inner:
         inner_words = command.words[len(argv) - len(inner) :] if inner else ()
     else:  # `env -S 'sh -c CMD'`: the inner words come from splitting one word
@@ -101,7 +104,8 @@ def normalize(command: SimpleCommand) -> Normalized:
     # a shell or wrapper with nothing known inside, or an option where a command should be
     bare = not inner or basename(inner[0]) in BARE or inner[0].startswith("-")
     name = (inner or argv)[0] if bare else load_table().name(inner)
-    allow_form, why_not = _allow_form(command)
+    # (not unwrapped to the end: too many forms, and as many harmless wrappers to read for allow rules)
+    allow_form, why_not = _allow_form(command) if unchecked is None else (None, (unchecked,))
     wrapped = argv[: len(argv) - len(inner)] if inner else argv
     unsafe = [a for a in wrapped if (m := ASSIGNMENT.match(a)) and not _harmless(m.group(1))]
     if unsafe:  # `sudo LD_PRELOAD=x cmd`, `env PATH=/tmp cmd`: set for the command inside
@@ -127,8 +131,9 @@ def normalize(command: SimpleCommand) -> Normalized:
         exact = next((why for f in wrappers if (why := exact_form(list(f), False))), None)
     unknown = _unknown_forms(command, forms)
     return Normalized(
-        command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown
-    )
+        command, name, tuple(forms), allow_form, not_allowable, suggestion, reentry, transparent, exact, unknown,
+        (), (), unchecked,
+    )  # fmt: skip
 
 
 def _own_options(argv: list[str], inner: list[str], wrapper: str) -> list[str]:
@@ -210,11 +215,13 @@ def _element_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """An array element set by a builtin is also its array: `printf -v 'PS0[0]'` sets PS0, which
     bash reads as its element 0, so rules about `PS0=` see it too."""
     found = list(forms)
+    seen = set(found)
     for (word,) in forms:
         name, bracket, rest = word.partition("[")
         if bracket and "]=" in rest:
             base = (f"{name}={rest.split(']=', 1)[1]}",)
-            if base not in found:
+            if base not in seen:
+                seen.add(base)
                 found.append(base)
     return found
 

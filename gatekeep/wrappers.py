@@ -217,24 +217,46 @@ def basename(word: str) -> str:
     return word.rsplit("/", 1)[-1] or word
 
 
-def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[str]]:
-    """Every form of `argv` for deny and ask rules, the innermost command (for its name),
-    and the wrappers passed through on the way (`["sudo", "watch"]`)."""
-    forms: list[tuple[str, ...]] = []
-    chain: list[str] = []
+# Every form of a command is matched against the deny rules, and most forms are most of its words:
+# a wrapper's inner command, or each word after a wrapper option gatekeep does not know. So the
+# forms' words grow as the square of the command's (`sudo env nice ` 9,000 times took minutes). A
+# command whose forms would hold more than FORM_WORDS + FORM_WORDS_PER_WORD x its words is not
+# read further: it is denied (normalize.py, decide.py), which is never looser than what trying
+# every form would find. A real command stays far below: 3 wrappers of any length, or 200 words
+# after an unknown option.
+FORM_WORDS = 20_000
+FORM_WORDS_PER_WORD = 3
 
-    def add(words: list[str]) -> None:
+
+def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[str], str | None]:
+    """Every form of `argv` for deny and ask rules, the innermost command (for its name),
+    the wrappers passed through on the way (`["sudo", "watch"]`), and why the forms are not
+    all there (None: they are; see FORM_WORDS)."""
+    forms: list[tuple[str, ...]] = []
+    seen: set[tuple[str, ...]] = set()
+    chain: list[str] = []
+    budget = FORM_WORDS + FORM_WORDS_PER_WORD * len(argv)
+
+    def add(words: list[str]) -> bool:
+        """Add the forms of `words`; False when they would pass the budget."""
+        nonlocal budget
         variants = [tuple(words), (basename(words[0]), *words[1:])]
         if words[0].startswith("=") and len(words[0]) > 1:  # zsh runs `=rm` as the rm on PATH
             variants.append((basename(words[0][1:]), *words[1:]))
         for form in variants:
-            if form not in forms:
+            if form not in seen:
+                budget -= len(form)
+                if budget < 0:
+                    return False
+                seen.add(form)
                 forms.append(form)
+        return True
 
     current = argv
     innermost = argv
     while current:
-        add(current)
+        if not add(current):
+            return innermost, forms, chain, _too_many(argv)
         innermost = current
         wrapper = WRAPPERS.get(basename(current[0]))
         if wrapper is None:
@@ -243,51 +265,62 @@ def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[
         inner, sure = unwrap(wrapper, current)
         if not sure:
             for start in range(1, len(current)):
-                if not current[start].startswith("-"):
-                    add(current[start:])
+                if not current[start].startswith("-") and not add(current[start:]):
+                    return innermost, forms, chain, _too_many(argv)
         current = inner
-    return innermost, forms, chain
+    return innermost, forms, chain, None
+
+
+def _too_many(argv: list[str]) -> str:
+    limit = FORM_WORDS + FORM_WORDS_PER_WORD * len(argv)
+    return (
+        f"its wrappers and their options give more than {limit:,} words of commands it may run"
+        " (wrappers nested deep, or many words after an option gatekeep does not know),"
+        " too many to try every deny rule on"
+    )
 
 
 def unwrap(wrapper: Wrapper, argv: list[str]) -> tuple[list[str], bool]:
     """The command inside one wrapper, and whether every option was one gatekeep knows."""
-    words = list(argv[1:])
+    words = argv[:0:-1]  # a stack, the next word on top: taking a word, or putting back env -S's, costs no copy
     sure = True
     while words:
-        word = words[0]
+        word = words[-1]
         if word == "--":
-            words.pop(0)
+            words.pop()
             break
         if wrapper.assignments and ASSIGNMENT.match(word):
-            words.pop(0)
+            words.pop()
         elif word.startswith("-") and len(word) > 1:
-            words.pop(0)
+            words.pop()
             option = word.split("=", 1)[0]
             split = _split_string_option(word, words) if wrapper.assignments else None
             if split is not None:
                 # env -S 'cmd args', -S'cmd args', -iS 'cmd': the string is split into the command's words
-                words[:0] = split
+                words.extend(reversed(split))
             elif option in wrapper.value_options and "=" not in word:
                 if words:
-                    words.pop(0)
+                    words.pop()
             elif option not in wrapper.flags and option not in wrapper.value_options:
                 sure = _is_short_value_form(word, wrapper) and sure
         else:
             break
+    words.reverse()
     skip = min(wrapper.positionals, len(words))
     return words[skip:], sure
 
 
 def _split_string_option(word: str, rest: list[str]) -> list[str] | None:
-    """The words of env's -S/--split-string STRING (taking STRING from `rest` when it is the next word)."""
+    """The words of env's -S/--split-string STRING (taking STRING from the top of the stack `rest`
+    when it is the next word)."""
     import shlex
 
     if word.startswith("--"):
         if word.split("=", 1)[0] not in ("--split-string", "--split", "--spli"):
             return None
-        value = word.split("=", 1)[1] if "=" in word else (rest.pop(0) if rest else "")
+        value = word.split("=", 1)[1] if "=" in word else (rest.pop() if rest else "")
     elif "S" in word[1:] and set(word[1 : word.index("S", 1)]) <= set("i0v"):  # -S, -iS, -S'cmd'
-        value = word[word.index("S", 1) + 1 :] or (rest.pop(0) if rest else "")
+        value = word[word.index("S", 1) + 1 :] or (rest.pop() if rest else "")
     else:
         return None
     try:
