@@ -242,6 +242,8 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     for form in forms:
         if any("$IFS" in w or "${IFS}" in w for w in form):  # `rm${IFS}-rf${IFS}x`: IFS splits it into words
             form = tuple(" ".join(form).replace("${IFS}", " ").replace("$IFS", " ").split())
+            if not form:
+                continue  # `$IFS` alone expands to no word at all
             found.append(form)
         if len(form) > 1 and form[0].startswith("-"):  # `time -p rm x` read by the fallback: drop the option
             found.append(form[1:])

@@ -281,6 +281,13 @@ def test_deny_rules_also_see_the_usual_spelling(line, form):
     assert form in normalized(line).deny_forms
 
 
+@pytest.mark.parametrize("line", ["$IFS", "${IFS}", "$IFS$IFS x"])
+def test_a_command_of_nothing_but_ifs_is_read(line):
+    """`$IFS` alone splits into no word: it was an internal error (an empty form had no first word)."""
+    n = normalized(line)
+    assert n.not_allowable and () not in n.deny_forms
+
+
 def test_the_home_directory_written_out_is_seen_as_tilde(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert ("rm", "-rf", "~") in normalized(f"rm -rf {tmp_path}/").deny_forms
