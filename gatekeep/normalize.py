@@ -63,8 +63,10 @@ class Normalized(
     marked (see wildmatch.py); directories: where it may run (see place()), empty
     before place() has run; resolved_forms: the deny forms place() added, with relative
     paths resolved where the command may run (for rules only: `rm -rf .` is not `rm -rf /x`);
-    unchecked: why the deny rules cannot be tried on every form of the command (too many to
-    try: see wrappers.FORM_WORDS), which makes decide.py deny it, firmly; None for any real command.
+    unchecked: why the deny rules cannot be tried on every form of the command, which makes
+    decide.py deny it, firmly: too many forms (wrappers.FORM_WORDS), too many directories to try
+    them in (place()) or too many commands on the line (gate.MAX_COMMANDS_READ); None for any
+    real command.
     """
 
     __slots__ = ()
@@ -394,19 +396,48 @@ def place(normalized: list[Normalized], cwd: str) -> list[Normalized]:
     only at run time (UNKNOWN_DIRECTORY). So `cd / && rm -rf *` is also `rm -rf /*`,
     `rm -rf ..` typed in ~/src is also `rm -rf ~`, and `cd ~ && echo x >> .bashrc`
     writes to ~/.bashrc (decide.py judges writes in every directory a command may run in).
+
+    Each cd can double the directories (`cd a; cd b` leads to ., a, b and a/b), and every
+    directory multiplies the work on each later command (its forms resolved there, its
+    writes and reads judged there). So a command that may run in more than MAX_DIRECTORIES
+    directories is not placed, nor is any command once the words of the forms to resolve in
+    directories besides the line's own pass DIRECTORY_WORDS plus the words of all the line's
+    forms (as if every command ran in one more directory): it is marked unchecked, which
+    denies it firmly (decide.py). That is never looser than judging it everywhere; a real line
+    comes nowhere near (four cds to different places before a command make 16 directories).
     """
     home = os.path.expanduser("~")
     current: tuple[str | None, ...] = (cwd,)
     placed = list(normalized)
+    budget = DIRECTORY_WORDS + sum(len(f) for n in normalized for f in n.deny_forms)
+    unchecked = None
     for i in sorted(range(len(normalized)), key=lambda k: normalized[k].command.start):
         n = normalized[i]
+        if n.unchecked:  # denied unread: nothing to resolve, and where it leads does not matter
+            placed[i] = n._replace(directories=current)
+            continue
+        if unchecked is None and len(current) > 1:
+            budget -= (len(current) - 1) * sum(len(f) for f in n.deny_forms)
+            if len(current) > MAX_DIRECTORIES or budget < 0:
+                unchecked = (
+                    f"after the line's cds it may run in {len(current):,} directories, too many to try"
+                    " every deny rule in each"
+                )
+        if unchecked is not None:
+            placed[i] = n._replace(directories=current, unchecked=unchecked)
+            continue
+        known = set(n.deny_forms)
         extra = [f for d in current if d is not None for f in _resolved_forms(n.deny_forms, d, home)]
-        extra = list(dict.fromkeys(f for f in extra if f not in n.deny_forms))
+        extra = list(dict.fromkeys(f for f in extra if f not in known))
         placed[i] = n._replace(directories=current, deny_forms=n.deny_forms + tuple(extra), resolved_forms=tuple(extra))
         led = _directory_change(n, current, home)
         if led:
             current = tuple(dict.fromkeys(current + led))
     return placed
+
+
+MAX_DIRECTORIES = 16
+DIRECTORY_WORDS = 20_000
 
 
 def _resolved_forms(forms, directory: str, home: str) -> list[tuple[str, ...]]:
