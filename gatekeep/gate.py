@@ -9,7 +9,7 @@ from __future__ import annotations
 from gatekeep import resources
 from gatekeep.decide import LineVerdict, decide
 from gatekeep.match import match_line
-from gatekeep.normalize import Normalized, normalize, place
+from gatekeep.normalize import Normalized, normalize, place, unread
 from gatekeep.parse import ParseResult, parse_line
 from gatekeep.paths import current_directory, get_paths, removed
 from gatekeep.policy import Policy
@@ -17,13 +17,24 @@ from gatekeep.writes import WriteContext
 
 MAX_REENTRY_DEPTH = 3
 CHECK_SECONDS = 3.0  # of CPU time to decide one line: see evaluate
+# Commands of a line (scripts of `bash -c` included) read and judged one by one; those past it
+# are denied unread. A line of more than 50 commands asks anyway (decide.MAX_COMMANDS); each
+# command costs ~60 µs to read and judge, and a 128 KiB line can hold 30,000 (`a;b;c;…`, or
+# the pieces the fallback scan cuts out of a long heredoc), which took 2.5 s. Denying is never
+# looser than judging them all: what a deny rule would have found in them is denied too.
+MAX_COMMANDS_READ = 2_000
+TOO_MANY = (
+    f"the line runs more than {MAX_COMMANDS_READ:,} commands (as gatekeep splits it), too many to"
+    " try every deny rule on each"
+)
 
 
 def read_line(line: str, cwd: str | None = None) -> tuple[ParseResult, list[Normalized]]:
     """Parse and normalize: every simple command the line runs, scripts of `bash -c` included,
     each placed in the directories it may run in (the line typed in `cwd`)."""
     parsed = parse_line(line)
-    parsed, normalized = _expand_scripts(parsed, [normalize(c) for c in parsed.commands])
+    room = [MAX_COMMANDS_READ]
+    parsed, normalized = _expand_scripts(parsed, _normalize_each(parsed.commands, room), room=room)
     cwd = cwd or current_directory()
     placed = place(normalized, cwd)
     if removed(cwd):
@@ -97,12 +108,30 @@ def write_context(cwd: str | None) -> WriteContext:
     return WriteContext.here(cwd or current_directory(), tuple(str(p) for p in own))
 
 
-def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1):
+def _normalize_each(commands, room: list[int]) -> list[Normalized]:
+    """Each command normalized while room[0], the commands left to read on the line, lasts; the
+    first past it stands unread for the rest (normalize.unread), which denies the line (see
+    MAX_COMMANDS_READ), and the others are left out."""
+    found = []
+    for command in commands:
+        room[0] -= 1
+        if room[0] >= 0:
+            found.append(normalize(command))
+        elif room[0] == -1:
+            found.append(unread(command, TOO_MANY))
+        else:
+            break
+    return found
+
+
+def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1, room: list[int] | None = None):
     """Parse the literal scripts of `bash -c '...'` and `eval '...'`; their commands join the line.
 
     The shell command itself is then named after the script's first command and
     decided by its commands (see decide.py); too deep a nesting is unreadable.
+    `room` counts the commands left to read on the line (MAX_COMMANDS_READ).
     """
+    room = [MAX_COMMANDS_READ] if room is None else room
     problems = list(parsed.problems)
     complete = parsed.complete
     functions = list(parsed.functions)
@@ -111,7 +140,7 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
     result: list[Normalized] = []
     pipelines = max((n.command.pipeline for n in normalized), default=0)
     for n in normalized:
-        if n.reentry is None:
+        if n.reentry is None or room[0] < 0:  # (past MAX_COMMANDS_READ the line is denied unread)
             result.append(n)
             continue
         if depth > MAX_REENTRY_DEPTH:
@@ -120,7 +149,7 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
             result.append(n._replace(reentry=None))
             continue
         inner = parse_line(n.reentry)
-        inner, inner_normalized = _expand_scripts(inner, [normalize(c) for c in inner.commands], depth + 1)
+        inner, inner_normalized = _expand_scripts(inner, _normalize_each(inner.commands, room), depth + 1, room)
         first = min(inner_normalized, key=lambda m: m.command.start, default=None)
         name = first.name if first is not None else n.name
         inner_normalized = [

@@ -138,6 +138,14 @@ def normalize(command: SimpleCommand) -> Normalized:
     )  # fmt: skip
 
 
+def unread(command: SimpleCommand, why: str) -> Normalized:
+    """A command not normalized at all (a line of too many commands, gate.MAX_COMMANDS_READ):
+    no forms, and unchecked, which denies it."""
+    argv = command.argv
+    name = argv[0] if argv else " ".join(command.assignments)
+    return Normalized(command, name, (), None, (why,), None, None, False, None, (), (), (), why)
+
+
 def _own_options(argv: list[str], inner: list[str], wrapper: str) -> list[str]:
     """The words between the last `wrapper` word and the command it runs: its own options."""
     outer = argv[: len(argv) - len(inner)]
