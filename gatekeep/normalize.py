@@ -194,7 +194,8 @@ def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
         # `export NAME` and `declare -p NAME` leave the value as it is; other bare declarations
         # retype or blank it
         keeps = tool == "export" or any("p" in o for o in options if not o.startswith("--"))
-        return [(a,) if ASSIGNMENT.match(a) else (f"{a}=",) for a in operands if ASSIGNMENT.match(a) or not keeps]
+        found = [(a,) if ASSIGNMENT.match(a) else (f"{a}=",) for a in operands if ASSIGNMENT.match(a) or not keeps]
+        return list(dict.fromkeys(found))  # `export A=1 A=1 …`: each once
     names: list[str] = []
     if tool == "read":
         i = 1
@@ -218,7 +219,7 @@ def _variable_forms(argv: list[str]) -> list[tuple[str, ...]]:
         names.append(argv[-1])
     elif tool == "getopts" and len(argv) > 2:
         names.append(argv[2])
-    return [(f"{name}=",) for name in names]
+    return [(f"{name}=",) for name in dict.fromkeys(names)]  # `read x x x …`: each name once
 
 
 def _element_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -311,14 +312,23 @@ def _rule_path(word: str, home: str) -> str:
 def _home_spelled_out(word: str, home: str) -> str:
     """`~/x`, `$HOME/x`, `~me/x` (me being this user) with the home directory written out, and
     `$USER` and `$LOGNAME` replaced by this user's name; other words unchanged."""
-    user = os.environ.get("USER") or os.environ.get("LOGNAME") or posixpath.basename(home)
-    if "$" in word:
+    user = None  # looked up only for a word that may name it: most words do not (`$x`)
+    if "$" in word and any(spelling in word for spelling in _USER_WORDS):
+        user = _user(home)
         for spelling in _USER_WORDS:
             word = word.replace(spelling, user)
-    for spelling in (*_HOME_WORDS, f"~{user}"):
+    for spelling in _HOME_WORDS:
+        if word == spelling or word.startswith(spelling + "/"):
+            return home + word[len(spelling) :]
+    if word.startswith("~"):
+        spelling = f"~{_user(home) if user is None else user}"
         if word == spelling or word.startswith(spelling + "/"):
             return home + word[len(spelling) :]
     return word
+
+
+def _user(home: str) -> str:
+    return os.environ.get("USER") or os.environ.get("LOGNAME") or posixpath.basename(home)
 
 
 def _unknown_forms(command: SimpleCommand, forms: list[tuple[str, ...]]) -> tuple[str, ...]:
@@ -450,13 +460,37 @@ DIRECTORY_WORDS = 20_000
 
 def _resolved_forms(forms, directory: str, home: str) -> list[tuple[str, ...]]:
     found = []
+    prefix = _plain_prefix(directory, home)
     for form in forms:
         if not form:
             continue
-        words = (form[0], *(_rule_path(_in(directory, w), home) for w in form[1:]))
+        if prefix is None:
+            words = (form[0], *(_rule_path(_in(directory, w), home) for w in form[1:]))
+        else:
+            words = (form[0], *(_resolved(w, directory, home, prefix) for w in form[1:]))
         if words != form:
             found.append(words)
     return found
+
+
+def _plain_prefix(directory: str, home: str) -> tuple[str, str] | None:
+    """For a clean absolute directory (normalized, one leading `/`), what a plain name resolved in it
+    starts with, and the home directory's own `~` spelling test; else None (see _resolved)."""
+    if not directory.startswith("/") or directory.startswith("//") or posixpath.normpath(directory) != directory:
+        return None
+    return ("/" if directory == "/" else directory + "/"), ("" if home == "/" else home)
+
+
+def _resolved(word: str, directory: str, home: str, prefix: tuple[str, str]) -> str:
+    """_rule_path(_in(directory, word), home), without posixpath for a plain name (no `/`, not `.`
+    or `..`, nothing _in keeps as it is): joined to a clean directory, it is clean already. A
+    long line is mostly such words, and posixpath cost 2 µs each."""
+    if not word or "/" in word or word in (".", "..") or word[0] in "-~$`<>" or "=" in word:
+        return _rule_path(_in(directory, word), home)
+    path = prefix[0] + word
+    if prefix[1] and (path == prefix[1] or path.startswith(prefix[1] + "/")):
+        return "~" + path[len(prefix[1]) :]
+    return path
 
 
 def _in(directory: str, word: str) -> str:

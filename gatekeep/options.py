@@ -58,6 +58,14 @@ def parse(args: list[str], spec: Spec) -> Parsed:
     i = 0
     while i < len(args):
         word = args[i]
+        if word[:1] != "-" or word == "-":  # an operand: the most words, so tested first
+            first = i if first < 0 else first
+            operands.append(word)
+            if spec.program_operand:
+                operands += args[i + 1 :]  # the program's own arguments, whatever they look like
+                break
+            i += 1
+            continue
         if word == "--":
             first = i + 1 if first < 0 and i + 1 < len(args) else first
             operands += args[i + 1 :]
@@ -65,17 +73,10 @@ def parse(args: list[str], spec: Spec) -> Parsed:
         name, equals, value = word.partition("=")
         if word.startswith("--") and len(word) > 2:
             i = _whole(long_option(name, spec), equals, value, args, i, spec, options)
-        elif word.startswith("-") and len(word) > 1:
-            if name in spec.single_dash:
-                i = _whole(name, equals, value, args, i, spec, options)
-            else:
-                i = _cluster(args, i, spec, options)
+        elif name in spec.single_dash:
+            i = _whole(name, equals, value, args, i, spec, options)
         else:
-            first = i if first < 0 else first
-            operands.append(word)
-            if spec.program_operand:
-                operands += args[i + 1 :]  # the program's own arguments, whatever they look like
-                break
+            i = _cluster(args, i, spec, options)
         if options and options[-1][0] in spec.ends:
             operands += args[i + 1 :]
             break
