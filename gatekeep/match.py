@@ -369,12 +369,22 @@ def index_positions(layers) -> tuple[dict, dict]:
     wild: dict[str, list[tuple[int, int]]] = {}
     for i, layer in enumerate(layers):
         for j, (verdict, pattern, _) in enumerate(layer.rules):
-            word = first_word(canonical(pattern))
+            word = _indexed_word(pattern)
             if word is None:
                 wild.setdefault(verdict, []).append((i, j))
             else:
                 by_word.setdefault((verdict, word), []).append((i, j))
     return by_word, wild
+
+
+def _indexed_word(pattern: str) -> str | None:
+    """first_word(canonical(pattern)) without joining all of a pattern's words, for 10,000 rules:
+    canonical only changes the first word of a one-word pattern ending in `:*` (`git:*`)."""
+    words = pattern.split(None, 1)
+    first = words[0] if words else ""
+    if len(words) == 1 and first.endswith(":*") and not first.endswith("\\:*"):
+        first = first[:-2]
+    return first if "*" not in first else first_word(first)
 
 
 class Matches:
