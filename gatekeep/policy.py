@@ -121,15 +121,26 @@ class Policy(
 
 
 def digest(layers) -> str:
-    import hashlib
-
-    sha = hashlib.sha256()
+    sha = _sha256()
     for layer in layers:
         # surrogateescape: a path that is not valid UTF-8 is hashed as its bytes
         sha.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode("utf-8", "surrogateescape"))
         if layer.ignored:  # the same file, untrusted, is another policy
             sha.update(b"untrusted\0")
     return sha.hexdigest()
+
+
+def _sha256():
+    """hashlib.sha256(), without importing hashlib when CPython's own SHA-256 module is there:
+    hashlib starts OpenSSL, 3 ms of the first check after an edit (the digest is the same)."""
+    try:
+        from _sha256 import sha256  # CPython 3.11 and older
+    except ImportError:
+        try:
+            from _sha2 import sha256  # CPython 3.12 and newer
+        except ImportError:
+            from hashlib import sha256
+    return sha256()
 
 
 def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd: str | None = None) -> Policy:
@@ -389,9 +400,29 @@ def read_layer(name: str, path: str, required: bool = False) -> Layer:
 
 
 def parse_layer(name: str, path: str, text: str) -> Layer:
+    """The layer `text` makes, or the PolicyError that says where it is wrong.
+
+    yamlio.load_plain reads the text first: fast, but it only reads what it can prove the
+    round-trip loader reads the same (yamlio's docstring). When it is not sure, or its data
+    do not make a valid layer, the round-trip loader reads the text again, so that every
+    error, with its line number, is the round-trip loader's."""
+    from gatekeep.yamlio import NotSure, load_plain
+
+    try:
+        data = load_plain(text)
+    except NotSure:
+        pass
+    else:
+        try:
+            return _layer(name, path, text, data)
+        except PolicyError:
+            pass
     from gatekeep.yamlio import load_roundtrip
 
-    data = load_roundtrip(path, text)
+    return _layer(name, path, text, load_roundtrip(path, text))
+
+
+def _layer(name: str, path: str, text: str, data) -> Layer:
     if data is None:
         return Layer(name, path, text)
     if not isinstance(data, dict):
@@ -525,10 +556,15 @@ def _rules(path: str, data: dict) -> list[tuple[str, str, tuple[str, ...]]]:
             continue
         if not isinstance(patterns, list):
             raise PolicyError(path, "must be a list of patterns", _line(rules, verdict), f"rules.{verdict}")
+        verdict = str(verdict)
+        lines = getattr(patterns, "lc", None)  # the round-trip loader's line numbers
         for i, entry in enumerate(patterns):
-            line = patterns.lc.item(i)[0] + 1 if hasattr(patterns, "lc") else None
-            pattern, excepts = _rule_entry(path, str(verdict), entry, line, f"rules.{verdict}[{i}]")
-            found.append((str(verdict), pattern, excepts))
+            if type(entry) is str and "\0" not in entry and entry.strip():  # what _rule_entry accepts as it is
+                found.append((verdict, entry, ()))
+                continue
+            line = lines.item(i)[0] + 1 if lines is not None else None
+            pattern, excepts = _rule_entry(path, verdict, entry, line, f"rules.{verdict}[{i}]")
+            found.append((verdict, pattern, excepts))
     return found
 
 
