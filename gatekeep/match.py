@@ -331,6 +331,9 @@ class RuleIndex:
         self.by_word = by_word
         self.wild = wild  # verdict -> positions of rules whose first word has a wildcard
         self._made: dict[tuple[int, int], Rule] = {}
+        self._matching: dict[tuple[str, str], list[Rule]] = {}
+        self._wild_starts: dict[str, dict[str, list[tuple[tuple[int, int], Rule]]]] = {}
+        self._of_verdict: dict[str, list[Rule]] = {}
 
     def _rule(self, position: tuple[int, int]) -> Rule:
         rule = self._made.get(position)
@@ -348,8 +351,36 @@ class RuleIndex:
         positions = [*_unpacked(self.by_word, (verdict, first_word)), *_unpacked(self.wild, verdict)]
         return [self._rule(p) for p in positions]
 
+    def matching(self, verdict: str, first_word: str) -> list[Rule]:
+        """candidates() without the wildcard rules whose literal start the first word does not
+        have (`mkfs.*` for `ls`): the rules a command of known words starting with `first_word`
+        can match, in policy order. Kept per word, so a line of many commands (thousands, in a
+        long line) looks each of its first words up once, not every wildcard rule per command.
+
+        A wildcard rule's literal start lies within its first word (the `*` that makes it a
+        wildcard rule is in that word), so it starts the command's text exactly when it starts
+        its first word."""
+        key = (verdict, first_word)
+        found = self._matching.get(key)
+        if found is None:
+            starts = self._wild_starts.get(verdict)
+            if starts is None:
+                starts = self._wild_starts[verdict] = {}
+                for p in _unpacked(self.wild, verdict):
+                    rule = self._rule(p)
+                    starts.setdefault(rule.literal_start[:1], []).append((p, rule))
+            wild = [*starts.get("", ()), *(starts.get(first_word[:1], ()) if first_word else ())]
+            wild.sort(key=lambda entry: entry[0])
+            found = [self._rule(p) for p in _unpacked(self.by_word, key)]
+            found += [rule for _, rule in wild if first_word.startswith(rule.literal_start)]
+            self._matching[key] = found
+        return found
+
     def of_verdict(self, verdict: str) -> list[Rule]:
-        return [rule for rule in self.rules if rule.verdict == verdict]
+        found = self._of_verdict.get(verdict)
+        if found is None:
+            found = self._of_verdict[verdict] = [rule for rule in self.rules if rule.verdict == verdict]
+        return found
 
 
 def _unpacked(index: dict, key) -> list | tuple:
@@ -498,7 +529,7 @@ def _match_forms(verdict, i, commands, slots, index, matches, excepting: bool = 
         if not form:
             continue
         text = _form_text(form)
-        for rule in index.candidates(verdict, form[0]):
+        for rule in index.matching(verdict, form[0]):
             if not _matches_text(rule, text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
                 continue
             if excepting and rule.excepts and _excepted(rule, commands[i].command, form):
@@ -516,7 +547,7 @@ def _match_allow(i, commands, slots, index, matches) -> None:
     a pipeline pattern over a single one, then the longer pattern (`python3 -c *` over
     `python3 *`), since only a rule that names a risky form may allow it (decide.py)."""
     text = _form_text(commands[i].allow_form)
-    for rule in index.candidates("allow", commands[i].allow_form[0]):
+    for rule in index.matching("allow", commands[i].allow_form[0]):
         if not _matches_text(rule, text):
             continue
         hit = _following(rule, i, commands, slots, lambda n: [_form_text(n.allow_form)] if n.allow_form else [])
