@@ -9,7 +9,7 @@ edit, a replaced file or a new gatekeep version always takes effect at once:
 there are no timestamps to trust.
 
 The key also holds gatekeep's version and the cache's name, which carries the
-format of its data (`policy-7`, `arity-1`): a change to that format changes the name.
+format of its data (`policy-8-SLOT`, `arity-1`): a change to that format changes the name.
 
 The cache lives in the state directory, which gatekeep protects like the
 policy itself (writes.py); a broken or unreadable cache is ignored and

@@ -63,7 +63,7 @@ from gatekeep.cache import cached
 from gatekeep.errors import PolicyError
 from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.paths import Paths
-from gatekeep.project import find_project_files, is_trusted, trust_key
+from gatekeep.project import find_project_files, is_trusted
 from gatekeep.records import record
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
@@ -143,32 +143,37 @@ def _sha256():
     return sha256()
 
 
+# The built-in policy's path as its cached layer holds it: a policy cached by one installation
+# of gatekeep serves another with the same built-in text (a checkout and a pipx install);
+# load_policy puts the real path back. Its digest, the audit's policy_sha256, is the same in both.
+BUILT_IN_PLACEHOLDER = "<built-in policy>"
+
+
 def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd: str | None = None) -> Policy:
     """All layers; `user_policy` (from --policy) must exist, the default ones may not.
 
     With `cwd`, every project policy at or above that directory joins, outermost first.
     The compiled policy is cached (cache.py) against the exact text of every
-    file and the project's trust, so YAML is only read when one changed; each
-    project has its own cache, so moving between projects does not rebuild.
+    file and the project's trust, so YAML is only read when one changed. Each set
+    of files (system, user and project policies, by path) has its own cache, so
+    moving between projects, or two user policies used in turn (`--policy`,
+    GATEKEEP_POLICY, claude-hook's own), does not rebuild.
     """
     user = os.fspath(user_policy or paths.user_policy)
     sources = [
-        ("built-in", resources.DEFAULT_POLICY, read_text(resources.DEFAULT_POLICY, required=True), True),
+        ("built-in", BUILT_IN_PLACEHOLDER, read_text(resources.DEFAULT_POLICY, required=True), True),
         ("system", paths.system_policy, read_text(paths.system_policy), True),
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
-    cache_name = "policy-7"
     project_files = [] if cwd is None else find_project_files(cwd)
     for project_file in project_files:
         text = read_project_text(project_file)
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
-    if project_files:
-        cache_name = f"policy-7-{trust_key(chr(0).join(project_files), '')[:16]}"
-    # the record's fields are part of the key: a new setting in Layer must not meet an old cache
-    key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
-    layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
-    return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
+    slot = _slot(paths.system_policy, user, *project_files)
+    layers, by_word, wild, sha256 = _load_cached(paths, f"policy-8-{slot}", sources)
+    layers = [layer._replace(path=resources.DEFAULT_POLICY) if layer.name == "built-in" else layer for layer in layers]
+    return combine(layers, by_word, wild, sha256)
 
 
 def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
@@ -178,10 +183,23 @@ def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
     for project_file in project_files:
         text = read_project_text(project_file)
         sources.append(("project", project_file, text, isinstance(text, str) and is_trusted(paths, project_file, text)))
-    cache_name = f"projects-7-{trust_key(chr(0).join(project_files), '')[:16]}"
+    return combine(*_load_cached(paths, f"projects-8-{_slot(*project_files)}", sources))
+
+
+def _slot(*paths: str) -> str:
+    """The cache file's name for a set of policy files: one file per set, so sets used in turn
+    do not evict each other."""
+    sha = _sha256()
+    sha.update("\0".join(paths).encode("utf-8", "surrogateescape"))
+    return sha.hexdigest()[:16]
+
+
+def _load_cached(paths: Paths, cache_name: str, sources) -> tuple:
+    """The layers of `sources` compiled, and their index and digest, from the cache when it has them."""
+    # the record's fields are part of the key: a new setting in Layer must not meet an old cache
     key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
     layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
-    return combine([Layer(*fields) for fields in layers], by_word, wild, sha256)
+    return [Layer(*fields) for fields in layers], by_word, wild, sha256
 
 
 def _text_key(text: str | PolicyError):

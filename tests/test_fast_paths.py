@@ -66,7 +66,7 @@ def test_the_plain_line_shortcut_decides_as_bashlex_does(monkeypatch):
 def test_a_cached_policy_decides_as_a_freshly_read_one(policy_name, paths):
     write(paths.user_policy, test_corpus.POLICIES[policy_name])
     fresh = load_policy(paths)  # compiles and fills the cache
-    assert (Path(paths.cache_dir) / "policy-7.marshal").exists()
+    assert len(list(Path(paths.cache_dir).glob("policy-8-*.marshal"))) == 1
     cached = load_policy(paths)
     assert cached == fresh._replace(index=cached.index)
     assert cached.rules == fresh.rules
@@ -89,9 +89,44 @@ def test_an_edit_to_any_layer_takes_effect_at_once(paths, tmp_path, monkeypatch)
 def test_a_broken_or_foreign_cache_is_rebuilt(paths):
     write(paths.user_policy, "rules:\n  deny: ['rm *']\n")
     load_policy(paths)
+    (cache,) = Path(paths.cache_dir).glob("policy-8-*.marshal")
     for garbage in (b"", b"\x00garbage", __import__("marshal").dumps(("someone else's key", ((), {}, {}, "x")))):
-        (Path(paths.cache_dir) / "policy-7.marshal").write_bytes(garbage)
+        cache.write_bytes(garbage)
         assert evaluate("rm x", load_policy(paths)).decision == "deny"
+
+
+def test_two_policies_used_in_turn_keep_their_caches(paths, tmp_path, monkeypatch):
+    """GATEKEEP_POLICY or --policy switching between two user policies compiles each once."""
+    from gatekeep import policy as policy_module
+
+    other = write(tmp_path / "other.yaml", "rules:\n  deny: ['git status *']\n")
+    write(paths.user_policy, "rules:\n  allow: ['git status *']\n")
+    compiled = []
+    compile_ = policy_module._compile
+    monkeypatch.setattr(policy_module, "_compile", lambda sources: compiled.append(1) or compile_(sources))
+    for _ in range(3):
+        assert evaluate("git status", load_policy(paths)).decision == "allow"
+        assert evaluate("git status", load_policy(paths, other)).decision == "deny"
+    assert len(compiled) == 2
+    assert len(list(Path(paths.cache_dir).glob("policy-8-*.marshal"))) == 2
+
+
+def test_a_policy_cached_by_another_installation_serves_this_one(paths, tmp_path, monkeypatch):
+    """The built-in policy's path is not part of the cache: the same text found elsewhere (another
+    checkout, a pipx install) uses the cache, and messages name this installation's file."""
+    from gatekeep import policy as policy_module
+    from gatekeep import resources
+
+    write(paths.user_policy, "rules:\n  allow: ['git status *']\n")
+    first = load_policy(paths)
+    moved = write(tmp_path / "elsewhere" / "default_policy.yaml", Path(resources.DEFAULT_POLICY).read_text())
+    monkeypatch.setattr(resources, "DEFAULT_POLICY", str(moved))
+    monkeypatch.setattr(policy_module, "_compile", lambda sources: pytest.fail("compiled again"))
+    again = load_policy(paths)
+    assert again.sha256 == first.sha256
+    assert again.layers[0].path == str(moved)
+    verdict = evaluate("rm -rf /", again)
+    assert verdict.decision == "deny" and str(moved) in verdict.reason
 
 
 def test_an_unwritable_cache_only_costs_time(paths):

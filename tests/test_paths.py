@@ -87,7 +87,7 @@ def test_gatekeep_home_moves_everything(monkeypatch, tmp_path):
 
 def test_a_check_imports_no_platformdirs(tmp_path):
     """What a user runs (no GATEKEEP_HOME) finds its files without platformdirs' 60 modules;
-    once the policy is compiled (the second run), without the YAML reader either."""
+    once the policy is compiled (the second run), without ruamel or pathlib either."""
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     code = (
         "import sys; from gatekeep.main import main; main(['check', '--no-prompt', '-q', '--', 'ls'])\n"
@@ -95,6 +95,6 @@ def test_a_check_imports_no_platformdirs(tmp_path):
     )
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True) for _ in "12"]
     cold, warm = (r.stdout.strip() for r in runs)
-    assert "platformdirs" not in cold and "click" not in cold and "ruamel" in cold, runs
+    assert "platformdirs" not in cold and "click" not in cold, runs
     assert warm == "[]", runs
     assert (tmp_path / ".local/state/gatekeep/cache").is_dir()
