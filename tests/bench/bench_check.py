@@ -47,6 +47,27 @@ ADVERSARIAL = [
     "x " * 4_999,
     "for i in 1; do " * 60 + "rm x" + "; done" * 60,
     "bash -c " + "'bash -c " * 10 + "rm" + "'" * 10,
+    # issue 18: lines of 128 KiB less one byte (one argument holds 128 KiB with its NUL), the
+    # shapes that cost the most, or once grew as the square of the line or worse
+    "ls " + "x " * 65_528 + "&& rm -rf /",
+    "git log " + "x " * 65_531,
+    "git push " + "+x " * 43_687,
+    "git " + "-c a=b " * 18_723 + "status",
+    "echo " + "$a " * 43_688,
+    "cat " + " ".join(f"a{i}" for i in range(20_000)),
+    "read " + " ".join(f"a{i}" for i in range(20_000)),
+    "export " + " ".join(f"a{i}=1" for i in range(15_700)),
+    "xargs " + "sh -c x " * 16_383,
+    "sudo env nice " * 9_362 + "ls",
+    "sudo -Z " + "x " * 65_531,
+    "|".join(f"a{i}" for i in range(20_000)),
+    "x" + " | x" * 32_767,
+    "; ".join(f"cd d{i}" for i in range(12_900)),
+    "echo " + "((" * 65_533,
+    "cat " + "> f " * 32_766,
+    # just under 10,000 characters, read by bashlex: thousands of commands
+    "a\n" * 4_994,
+    "echo " + "`a` " * 2_496,
 ]
 
 
