@@ -97,18 +97,17 @@ def load_table() -> ArityTable:
 
 
 def _load_table() -> ArityTable:
-    from gatekeep.cache import cached
+    from gatekeep.cache import cached_files
     from gatekeep.paths import get_paths
 
     directory = resources.data_dir("arity")
     names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))  # glob would compile a regex
-    sources = tuple((name, _read(os.path.join(directory, name))) for name in names)
-    return ArityTable(*cached(get_paths().cache_dir, "arity-1", sources, lambda: _compile(sources)))
 
+    def build(texts: list[str]) -> tuple:
+        return _compile(tuple(zip(names, texts, strict=True)))
 
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    files = [os.path.join(directory, name) for name in names]
+    return ArityTable(*cached_files(get_paths().cache_dir, "arity-2", files, build))
 
 
 def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict]:

@@ -11,6 +11,14 @@ there are no timestamps to trust.
 The key also holds gatekeep's version and the cache's name, which carries the
 format of its data (`policy-8-SLOT`, `arity-1`): a change to that format changes the name.
 
+gatekeep's own data files (arity/, tools/: shipped with it, read by every
+check) are the one exception: cached_files keys them by each file's size,
+modification time in nanoseconds and inode, and reads their text only to
+rebuild, which spares every check reading and comparing ~300 KB of TOML
+(~1.5 ms, issue 18). They change with an install or an edit of a checkout,
+and either changes those; a policy, edited by hand and by gatekeep within the
+same second, keeps the exact-text key.
+
 The cache lives in the state directory, which gatekeep protects like the
 policy itself (writes.py); a broken or unreadable cache is ignored and
 rebuilt, and a cache that cannot be written only costs time. marshal is used
@@ -49,6 +57,29 @@ def cached(directory: str | None, name: str, key, build: Callable[[], object]):
     if path is not None:
         _store(path, marshal.dumps((key, data)))
     return data
+
+
+def cached_files(directory: str | None, name: str, files: list[str], build: Callable[[list[str]], object]):
+    """`build(texts of files)`'s result, from the cache while no file's size, mtime or inode changed."""
+    signature = []
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            signature = None  # unreadable: build, which says why
+            break
+        signature.append((os.path.basename(path), st.st_size, st.st_mtime_ns, st.st_ino))
+
+    def read_and_build():
+        texts = []
+        for path in files:
+            with open(path, encoding="utf-8") as f:
+                texts.append(f.read())
+        return build(texts)
+
+    if signature is None:
+        return read_and_build()
+    return cached(directory, name, ("files", tuple(signature)), read_and_build)
 
 
 def _store(path: str, blob: bytes) -> None:

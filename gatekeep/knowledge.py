@@ -151,20 +151,19 @@ def load_knowledge() -> Knowledge:
     """tools/*.toml, compiled once per change of those files (cache.py), read once per process."""
     global _knowledge
     if _knowledge is None:
-        from gatekeep.cache import cached
+        from gatekeep.cache import cached_files
         from gatekeep.paths import get_paths
 
         directory = resources.data_dir("tools")
         names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))
-        sources = tuple((name, _read(os.path.join(directory, name))) for name in names)
-        tables, aliases = cached(get_paths().cache_dir, "tools-2", sources, lambda: _packed(compile_tools(sources)))
+
+        def build(texts: list[str]) -> tuple:
+            return _packed(compile_tools(tuple(zip(names, texts, strict=True))))
+
+        files = [os.path.join(directory, name) for name in names]
+        tables, aliases = cached_files(get_paths().cache_dir, "tools-3", files, build)
         _knowledge = Knowledge(dict(tables), aliases)
     return _knowledge
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
 
 
 def _packed(compiled: tuple[dict, dict]) -> tuple[dict, dict]:

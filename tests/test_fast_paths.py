@@ -143,3 +143,48 @@ def test_a_broken_policy_is_never_cached(paths):
     for _ in range(2):
         with pytest.raises(PolicyError):
             load_policy(paths)
+
+
+def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatch):
+    """arity/ and tools/ are cached by each file's size, mtime and inode (cache.cached_files): an
+    edit, even one that keeps the size, or a file replaced, rebuilds; nothing else reads them."""
+    import os
+    import shutil
+
+    from gatekeep import arity, knowledge, resources
+
+    data = tmp_path / "data"
+    for name in ("arity", "tools"):
+        shutil.copytree(resources.data_dir(name), data / name)
+    monkeypatch.setattr(resources, "data_dir", lambda name: str(data / name))
+    monkeypatch.setattr(arity, "_table", None)
+    monkeypatch.setattr(knowledge, "_knowledge", None)  # put back after the test: this one reads copies
+    git = data / "arity" / "vcs.toml"
+    assert git.exists()
+    assert arity._load_table().name(["git", "stash", "list"]) == "git stash list"
+    knowledge.load_knowledge()  # both caches filled
+    reads = []
+    real_open = open
+
+    def counting_open(path, *args, **kwargs):
+        if str(path).endswith(".toml"):
+            reads.append(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    arity._load_table()
+    knowledge._knowledge = None
+    knowledge.load_knowledge()
+    assert reads == []  # served from the cache without reading the data
+    text = git.read_text()
+    assert '"git stash" = { arity = 3' in text
+    st = os.stat(git)
+    git.write_text(text.replace('"git stash" = { arity = 3', '"git stash" = { arity = 2'))  # same size
+    os.utime(git, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    assert arity._load_table().name(["git", "stash", "list"]) == "git stash"
+    replaced = git.with_name("new.tmp")
+    replaced.write_text(text)
+    os.replace(replaced, git)  # another inode
+    os.utime(git, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # even with the same mtime as the last
+    assert arity._load_table().name(["git", "stash", "list"]) == "git stash list"
+    knowledge._knowledge = None
