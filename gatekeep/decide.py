@@ -150,7 +150,7 @@ def _decide_command(
     if maybe is not None:
         why = f"could match {maybe.describe()}, depending on its variables or globs"
         return CommandVerdict(normalized, "ask", maybe, why)
-    concern = _loss_or_secret(normalized, policy, writes) or (secret and _read_why(secret))
+    concern = _loss_or_secret(normalized, policy, writes, memo) or (secret and _read_why(secret))
     if concern is not None and not _exact(matches.allow):
         return CommandVerdict(normalized, "ask", None, concern, exact=True)
     if normalized.exact_form and not _names_the_form(matches.allow, normalized):
@@ -272,7 +272,9 @@ class _Substitutions:
         return k > 0 and self.reach[k - 1] > at
 
 
-def _loss_or_secret(normalized: Normalized, policy: Policy, writes: WriteContext) -> str | None:
+def _loss_or_secret(
+    normalized: Normalized, policy: Policy, writes: WriteContext, memo: dict | None = None
+) -> str | None:
     """Why the command asks whatever rule allows its tool: it throws away work no command brings
     back (knowledge.form_of: `git reset --hard`, `docker volume rm`; `rm -r` of a .git or of what
     lies outside the working tree), unless the policy's `loss:` turns that class off; or it
@@ -294,7 +296,7 @@ def _loss_or_secret(normalized: Normalized, policy: Policy, writes: WriteContext
         if found.removes and "files" not in policy.quiet_losses:
             for target in found.removes:
                 for directory in normalized.directories or ("",):
-                    why = judge_removal(target, writes, directory)
+                    why = judge_removal(target, writes, directory, memo)
                     if why:
                         return f"would lose work: it {why} (`loss: {{files: allow}}` turns these questions off)"
     return None

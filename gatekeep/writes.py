@@ -82,6 +82,8 @@ def judge(
     """
     if target in HARMLESS:
         return None
+    if target.startswith("/") or target == "~" or target.startswith("~/"):
+        directory = ""  # the same path whichever directory the command runs in: judged once
     if memo is None:
         return _judge(target, dynamic, ctx, directory, {})
     key = ("judge", target, dynamic, directory)
@@ -124,63 +126,110 @@ def _judge_one(
     if directory is None and not literal.startswith("/"):
         return "ask", f"writes to {target} in a directory known only at run time (after a cd)"
     path = "/" + os.path.normpath(os.path.join(directory or ctx.cwd, literal)).lstrip("/")  # `//etc` is /etc
-    try:
-        resolved = os.path.realpath(path)
-    except (OSError, ValueError):
+    resolved = _resolved(path, memo)  # a path met twice (`f` in a/, and a/f) is resolved and judged once
+    if resolved is None:
         return "ask", f"writes to {target}, a path that cannot be resolved"
-    if os.path.islink(resolved):  # what realpath could not get through is still a link
+    if resolved is _LINK:  # what realpath could not get through is still a link
         return "ask", f"writes to {target}, through links that do not resolve (a loop?)"
     # "outside the current directory" means the line's own: `cd ~/other && echo x > f` asks
     # as `echo x > ~/other/f` does
-    verdict = _judge_path(path, ctx, homes, memo)
+    verdict = _judged_path(path, ctx, homes, memo)
     if resolved != path:
-        through = _judge_path(resolved, ctx, homes, memo)
+        through = _judged_path(resolved, ctx, homes, memo)
         if through is not None and _STRICTNESS[through[0]] > _STRICTNESS[verdict and verdict[0]]:
             return through[0], f"writes to {target}, a link to {resolved}: {through[1]}"
     return verdict
 
 
+_LINK = object()  # (_resolved) a path realpath could not get through
+
+
+def _resolved(path: str, memo: dict):
+    """os.path.realpath(path); None when it fails, _LINK when what it found is still a link.
+    Kept in `memo`, with the real paths of the directories on the way (protect._realpath)."""
+    key = ("resolved", path)
+    if key not in memo:
+        from gatekeep.protect import _realpath
+
+        try:
+            found = _realpath(path, memo.setdefault("realpath", {}))
+        except (OSError, ValueError):
+            found = None
+        memo[key] = _LINK if found is not None and os.path.islink(found) else found
+    return memo[key]
+
+
+def _judged_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
+    key = ("path", path, *homes)
+    if key not in memo:
+        memo[key] = _judge_path(path, ctx, homes, memo)
+    return memo[key]
+
+
 def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
     """The verdict for writing to the absolute, normalized `path`. Protected places are compared
-    as written and resolved (a ~/.bashrc that links into a dotfiles repository protects that file)."""
+    as written and resolved (a ~/.bashrc that links into a dotfiles repository protects that file).
+
+    On strings: `path` is clean, as pathlib would spell it, and comparing PurePosixPath objects
+    cost ~1 ms a write (a line of thousands of writes took seconds)."""
+    key = ("places", tuple(homes))
+    if key not in memo:
+        sensitive = [f"{home}/{name}" for home in homes for name in (*RC_FILES, ".ssh", ".config")]
+        memo[key] = (
+            _places([*sensitive, "/etc", *ctx.protected]),
+            _places([f"{home}/{name}" for home in homes for name in CODE_CONFIG])[0],
+            _places([os.path.normpath(ctx.cwd)]),
+        )
+    protected, code_config, here = memo[key]
+    parent, _, name = path.rpartition("/")
+    parent = parent or "/"
+    if _DISK.match(path):
+        return "deny", f"writes onto the disk {path}, destroying its file systems (built-in policy)"
+    if name == PROJECT_POLICY:
+        return "deny", f"writes to {path}, a project policy, which is protected by the built-in policy"
+    if _within(path, protected):
+        return "deny", f"writes to {path}, which is protected by the built-in policy"
+    if ".git" in path.split("/")[:-1]:
+        return "deny", f"writes into {parent}, inside a repository's .git (config and hooks run code)"
+    if path in code_config:
+        return "ask", f"writes to {path}, whose settings make programs run commands"
+    if parent in ctx.path_dirs:
+        return "ask", f"writes {name} into {parent}, a directory on PATH: it could shadow a command"
+    if not _within(path, here):
+        return "ask", f"writes to {path}, outside the current directory"
+    return None
+
+
+def _places(paths: list[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The paths as written and resolved, as pathlib spells them, and what a path below one
+    starts with."""
     from pathlib import PurePosixPath  # only for a line that writes: pathlib costs ~0.25x start-up
 
-    def places(paths):
-        key = ("places", *paths)
-        if key not in memo:
-            memo[key] = list(dict.fromkeys(PurePosixPath(q) for p in paths for q in (p, os.path.realpath(p))))
-        return memo[key]
+    found = [str(q) for q in dict.fromkeys(PurePosixPath(q) for p in paths for q in (p, os.path.realpath(p)))]
+    return frozenset(found), tuple(q if q.endswith("/") else q + "/" for q in found)
 
-    p = PurePosixPath(path)
-    if _DISK.match(path):
-        return "deny", f"writes onto the disk {p}, destroying its file systems (built-in policy)"
-    if p.name == PROJECT_POLICY:
-        return "deny", f"writes to {p}, a project policy, which is protected by the built-in policy"
-    sensitive = [f"{home}/{name}" for home in homes for name in (*RC_FILES, ".ssh", ".config")]
-    for place in places([*sensitive, "/etc", *ctx.protected]):
-        if p == place or place in p.parents:
-            return "deny", f"writes to {p}, which is protected by the built-in policy"
-    if ".git" in p.parts[:-1]:
-        return "deny", f"writes into {p.parent}, inside a repository's .git (config and hooks run code)"
-    if any(p == place for place in places([f"{home}/{name}" for home in homes for name in CODE_CONFIG])):
-        return "ask", f"writes to {p}, whose settings make programs run commands"
-    if str(p.parent) in ctx.path_dirs:
-        return "ask", f"writes {p.name} into {p.parent}, a directory on PATH: it could shadow a command"
-    here = places([os.path.normpath(ctx.cwd)])
-    if not any(p == c or c in p.parents for c in here):
-        return "ask", f"writes to {p}, outside the current directory"
-    return None
+
+def _within(path: str, places: tuple[frozenset[str], tuple[str, ...]]) -> bool:
+    """`p == place or place in p.parents` for one of the places, p being PurePosixPath(path)."""
+    exact, below = places
+    return path in exact or path.startswith(below)
 
 
 TEMPORARY = ("/tmp", "/var/tmp")  # and $TMPDIR: what lies below them is disposable by name
 
 
-def judge_removal(target: str, ctx: WriteContext, directory: str | None = "") -> str | None:
+def judge_removal(
+    target: str, ctx: WriteContext, directory: str | None = "", memo: dict | None = None
+) -> str | None:
     """Why removing the tree `target` (`rm -r`) would lose work no command brings back, or None:
     it is a repository's .git, or lies outside the working tree (the git work tree holding the
     line's directory, else that directory, unless that is the home directory or /, which are
     nobody's working tree) and below no temporary directory. A path computed at
-    run time, or relative to a directory known only at run time, may be anything."""
+    run time, or relative to a directory known only at run time, may be anything.
+
+    `memo`, a dict kept for one line, keeps the working tree, the real home directory and the
+    real directories on the way: each removal looked them up anew (~80 µs)."""
+    memo = {} if memo is None else memo
     literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
     if literal.startswith("~") or any(c in literal for c in "$`"):
         return f"removes {target}, a path computed at run time, which may hold work"
@@ -196,11 +245,16 @@ def judge_removal(target: str, ctx: WriteContext, directory: str | None = "") ->
         import glob  # only for a recursive rm of a glob; like the shell's, `*` skips dotfiles
 
         candidates = glob.glob(path) or [path[:first_glob].rsplit("/", 1)[0] or "/"]
-    tree, home = work_tree(ctx.cwd), os.path.realpath(ctx.home)
+    key = ("removal", ctx.cwd, ctx.home)
+    if key not in memo:
+        temporary = [t for t in (*TEMPORARY, os.environ.get("TMPDIR", "").rstrip("/")) if t.startswith("/")]
+        memo[key] = work_tree(ctx.cwd), os.path.realpath(ctx.home), temporary
+    tree, home, temporary = memo[key]
     loose = tree in ("/", home)  # no repository: the whole home is no working tree
-    temporary = [t for t in (*TEMPORARY, os.environ.get("TMPDIR", "").rstrip("/")) if t.startswith("/")]
+    from gatekeep.protect import _realpath
+
     for candidate in candidates:
-        resolved = os.path.realpath(candidate)
+        resolved = _realpath(candidate, memo.setdefault("realpath", {}))
         if ".git" in resolved.split("/") or ".git" in candidate.split("/"):
             return f"removes {candidate}, a repository's history (.git)"
         if any(resolved.startswith(t + "/") for t in temporary) and not (resolved + "/").startswith(home + "/"):
