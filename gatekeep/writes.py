@@ -237,7 +237,7 @@ def judge_removal(
         return f"removes {target} in a directory known only at run time (after a cd)"
     if literal.rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
         return None  # rm refuses to remove `.` or `..`
-    base = ctx.cwd if directory == "" else directory
+    base = ctx.cwd if not directory else directory  # (None: the literal is absolute, as checked above)
     path = "/" + os.path.normpath(os.path.join(base, literal)).lstrip("/")
     candidates = [path]
     first_glob = min((path.find(c) for c in "*?[" if c in path), default=-1)

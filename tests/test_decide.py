@@ -548,6 +548,15 @@ def test_a_class_of_loss_questions_can_be_turned_off(tmp_path):
     assert evaluate("docker volume rm data", policy, str(tmp_path)).decision == "ask"
 
 
+def test_a_removal_after_a_cd_to_a_place_known_only_at_run_time_is_judged(tmp_path):
+    """`cd -` leads where only the shell knows: an absolute path is judged from anywhere, a relative one
+    asks (an absolute one was an internal error, a TypeError joining None to it)."""
+    policy = policy_from(TOOLS_ALLOWED)
+    assert evaluate("cd -; rm -r /tmp/x", policy, str(tmp_path)).decision == "allow"
+    asked = evaluate("cd -; rm -r x", policy, str(tmp_path))
+    assert asked.decision == "ask" and "known only at run time" in asked.reason, asked.reason
+
+
 def test_sql_read_from_a_file_is_read(tmp_path):
     (tmp_path / "ok.sql").write_text("select * from users;\n")
     (tmp_path / "drop.sql").write_text("begin;\nDROP TABLE users;\ncommit;\n")
