@@ -418,16 +418,16 @@ def place(normalized: list[Normalized], cwd: str) -> list[Normalized]:
     Each cd can double the directories (`cd a; cd b` leads to ., a, b and a/b), and every
     directory multiplies the work on each later command (its forms resolved there, its
     writes and reads judged there). So a command that may run in more than MAX_DIRECTORIES
-    directories is not placed, nor is any command once the words of the forms to resolve in
-    directories besides the line's own pass DIRECTORY_WORDS plus the words of all the line's
-    forms (as if every command ran in one more directory): it is marked unchecked, which
-    denies it firmly (decide.py). That is never looser than judging it everywhere; a real line
-    comes nowhere near (four cds to different places before a command make 16 directories).
+    directories is not placed, nor is any command once the words of the forms to resolve (and
+    the redirections and assignments to judge) in directories besides the line's own pass
+    DIRECTORY_WORDS: it is marked unchecked, which denies it firmly (decide.py). That is never
+    looser than judging it everywhere; a line that could be allowed comes nowhere near (one cd
+    before 5,000 words, the most a line short enough to be parsed holds; a second cd asks).
     """
     home = os.path.expanduser("~")
     current: tuple[str | None, ...] = (cwd,)
     placed = list(normalized)
-    budget = DIRECTORY_WORDS + sum(len(f) for n in normalized for f in n.deny_forms)
+    budget = DIRECTORY_WORDS
     unchecked = None
     for i in sorted(range(len(normalized)), key=lambda k: normalized[k].command.start):
         n = normalized[i]
@@ -435,11 +435,16 @@ def place(normalized: list[Normalized], cwd: str) -> list[Normalized]:
             placed[i] = n._replace(directories=current)
             continue
         if unchecked is None and len(current) > 1:
-            budget -= (len(current) - 1) * sum(len(f) for f in n.deny_forms)
-            if len(current) > MAX_DIRECTORIES or budget < 0:
+            budget -= (len(current) - 1) * _weight(n)
+            if len(current) > MAX_DIRECTORIES:
                 unchecked = (
                     f"after the line's cds it may run in {len(current):,} directories, too many to try"
                     " every deny rule in each"
+                )
+            elif budget < 0:
+                unchecked = (
+                    f"after the line's cds it may run in {len(current):,} directories, with too many words"
+                    f" (more than {DIRECTORY_WORDS:,} on the line) to try every deny rule on in each"
                 )
         if unchecked is not None:
             placed[i] = n._replace(directories=current, unchecked=unchecked)
@@ -455,7 +460,13 @@ def place(normalized: list[Normalized], cwd: str) -> list[Normalized]:
 
 
 MAX_DIRECTORIES = 16
-DIRECTORY_WORDS = 20_000
+DIRECTORY_WORDS = 10_000  # ~30 µs each to judge again: 0.3 s
+
+
+def _weight(n: Normalized) -> int:
+    """What judging a command in one more directory costs: the words of its forms (resolved,
+    read), its redirections and assignments (written, read)."""
+    return sum(len(f) for f in n.deny_forms) + len(n.command.redirects) + len(n.command.assignments)
 
 
 def _resolved_forms(forms, directory: str, home: str) -> list[tuple[str, ...]]:
