@@ -12,6 +12,8 @@ from __future__ import annotations
 import fcntl
 import os
 
+from gatekeep.jsontext import dumps  # json.dumps(record, ensure_ascii=False), without the json package
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -54,13 +56,6 @@ def timestamp(seconds: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((seconds - whole) * 1000):03d}Z"
 
 
-def encode(record: dict) -> str:
-    """`json.dumps(record, ensure_ascii=False)`, without importing json (jsontext.py)."""
-    from gatekeep.jsontext import dumps
-
-    return dumps(record)
-
-
 def ready(path: str) -> None:
     """Open the log for appending as append() will, and close it: OSError when a record could
     not be written (`check` calls this before it asks a question, see check._ready_to_record)."""
@@ -71,7 +66,7 @@ def ready(path: str) -> None:
 def append(path: str, record: dict) -> None:
     # a line that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
     # (surrogateescape); they are written as JSON escapes (\udcff), so the line stays JSON
-    data = (encode(record) + "\n").encode("utf-8", "backslashreplace")
+    data = (dumps(record) + "\n").encode("utf-8", "backslashreplace")
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -108,7 +103,7 @@ def send_to_syslog(address: str, record: dict) -> None:
         handler.emit(
             logging.makeLogRecord(
                 {
-                    "msg": encode(record),
+                    "msg": dumps(record),
                     "levelno": level,
                     "levelname": logging.getLevelName(level),
                 }

@@ -320,7 +320,7 @@ def test_every_check_option_is_known_to_the_fast_reader():
 # Each costs from 0.2x (getpass) to 1x (dataclasses, with inspect) Python's start-up.
 SLOW_IMPORTS = ("click", "ruamel", "bashlex", "filelock", "dataclasses", "inspect", "getpass", "typing")
 # what the hooks' way of starting Python (-I -S) spares a typical line: each costs it
-# 0.05x-1x Python's start-up (issue 6; see records.py, lazyre.py, paths.py, audit.encode)
+# 0.05x-1x Python's start-up (issue 6; see records.py, lazyre.py, paths.py, jsontext.py)
 STDLIB_IMPORTS = ("re", "json", "pathlib", "collections", "functools", "enum", "hashlib", "shlex", "unicodedata")
 TYPICAL = ["git status", "ls -la", "npm run build", "git log --oneline | head", "cd src && make test"]
 

@@ -9,6 +9,7 @@ from gatekeep import audit
 from gatekeep.display import visible
 from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, PolicyError
 from gatekeep.gate import evaluate, verdict_json
+from gatekeep.jsontext import dumps
 from gatekeep.paths import current_directory, get_paths, removed
 from gatekeep.policy import load_policy
 from gatekeep.terminal import controlling_terminal
@@ -78,7 +79,7 @@ def check(
 
     if as_json:
         output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}
-        print(audit.encode(output))
+        print(dumps(output))
     elif audit_only and verdict.decision != "allow":
         print(f"gatekeep: audit mode, not blocked; it would {verdict.decision}: {verdict.reason}", file=sys.stderr)
     elif answer is not None:
