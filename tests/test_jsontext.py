@@ -73,23 +73,23 @@ def test_loads_edge_cases_match_json(data):
     assert outcome(jsontext.loads, data) == outcome(json.loads, data)
 
 
+def run_bare(code: str) -> subprocess.CompletedProcess:
+    """`code` after `from gatekeep import jsontext`, in an interpreter started as the hooks start it (-I -S)."""
+    here = str(Path(jsontext.__file__).parents[1])
+    start = f"import sys; sys.path.insert(0, {here!r}); from gatekeep import jsontext\n"
+    return subprocess.run([sys.executable, "-I", "-S", "-c", start + code], capture_output=True, text=True, timeout=60)
+
+
 def test_bad_json_without_the_json_package_loaded_is_json_loads_error():
     """The C scanner reports an error through json.decoder, which it only finds already loaded."""
-    code = (
-        f"import sys; sys.path.insert(0, {str(Path(jsontext.__file__).parents[1])!r}); from gatekeep import jsontext\n"
-        "try: jsontext.loads(b'{\"a\": 1,')\n"
-        "except ValueError as e: print(type(e).__name__, e)"
-    )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    done = run_bare("try: jsontext.loads(b'{\"a\": 1,')\nexcept ValueError as e: print(type(e).__name__, e)")
     expected = "JSONDecodeError Expecting property name enclosed in double quotes: line 1 column 9 (char 8)"
     assert done.stdout.strip() == expected
 
 
 def test_neither_imports_json():
-    code = (
-        f"import sys; sys.path.insert(0, {str(Path(jsontext.__file__).parents[1])!r}); from gatekeep import jsontext; "
+    done = run_bare(
         "v = jsontext.loads(b'{\"a\": [1, true, null, \"x\"]}'); jsontext.dumps({'b': v, 'c': (1, 'y')}); "
         "print('json' in sys.modules, 're' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["False", "False"], done.stderr

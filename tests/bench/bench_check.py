@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from userenv import check_argv as user_check_argv
+from userenv import check_argv
 from userenv import gatekeep_executable, rules, user_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,11 +86,6 @@ def environment(home: Path, rule_count: int) -> dict:
     return user_environment(home, rules(rule_count))
 
 
-def check_argv(line: str, hook: bool = False) -> list[str]:
-    """`gatekeep check` for `line`, through the console script or the way the hooks start it."""
-    return user_check_argv(line, hook)
-
-
 def paired(env: dict, argv: list[str]) -> tuple[float, float, int]:
     """Medians of the command and of the floor, run alternately; and the command's peak memory (KB)."""
     floor = [sys.executable, "-c", "pass"]
@@ -133,8 +128,8 @@ def main() -> int:
         print(f"  peak memory {worst_memory / 1024:.1f} MB (target ≤ 30 MB) {'ok' if ok else 'MISSED'}")
 
         print("\npolicy size, `git status`                       ms   floor ms   ratio  target")
-        small = paired(environment(tmp / "r10", 10), check_argv("git status"))
-        large = paired(environment(tmp / "r10000", 10_000), check_argv("git status"))
+        small = paired(environment(tmp / "r10", 10), check_argv("git status", hook=False))
+        large = paired(environment(tmp / "r10000", 10_000), check_argv("git status", hook=False))
         print(f"  {'10 rules':<44} {small[0] * 1000:6.1f}  {small[1] * 1000:8.1f}  {small[0] / small[1]:5.2f}×")
         ratio = (large[0] / large[1]) / (small[0] / small[1])
         ok = ratio <= 1.2
@@ -157,7 +152,7 @@ def main() -> int:
         print("\nadversarial lines, one check each                  ms  target")
         worst = 0.0
         for line in ADVERSARIAL:
-            elapsed = max(run_timed(check_argv(line), env)[0] for _ in range(3))
+            elapsed = max(run_timed(check_argv(line, hook=False), env)[0] for _ in range(3))
             worst = max(worst, elapsed)
             shown = line if len(line) <= 40 else f"{line[:30]}… ({len(line):,} chars)"
             print(f"  {shown!r:<48} {elapsed * 1000:6.0f}")
