@@ -50,9 +50,9 @@ class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
 
     def lock_for(self, path: str | os.PathLike) -> str:
         """The lock file that guards writes to `path` (one per file, wherever it lives)."""
-        import hashlib
+        from gatekeep.hashing import sha256
 
-        digest = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:16]
+        digest = sha256(os.path.realpath(path).encode()).hexdigest()[:16]
         return os.path.join(self.lock_dir, f"{os.path.basename(path)}.{digest}.lock")
 
 

@@ -61,6 +61,7 @@ import os
 from gatekeep import resources
 from gatekeep.cache import cached
 from gatekeep.errors import PolicyError
+from gatekeep.hashing import sha256
 from gatekeep.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.paths import Paths
 from gatekeep.project import find_project_files, is_trusted
@@ -121,26 +122,13 @@ class Policy(
 
 
 def digest(layers) -> str:
-    sha = _sha256()
+    sha = sha256()
     for layer in layers:
         # surrogateescape: a path that is not valid UTF-8 is hashed as its bytes
         sha.update(f"{layer.name}\0{layer.path}\0{layer.text}\0".encode("utf-8", "surrogateescape"))
         if layer.ignored:  # the same file, untrusted, is another policy
             sha.update(b"untrusted\0")
     return sha.hexdigest()
-
-
-def _sha256():
-    """hashlib.sha256(), without importing hashlib when CPython's own SHA-256 module is there:
-    hashlib starts OpenSSL, 3 ms of the first check after an edit (the digest is the same)."""
-    try:
-        from _sha256 import sha256  # CPython 3.11 and older
-    except ImportError:
-        try:
-            from _sha2 import sha256  # CPython 3.12 and newer
-        except ImportError:
-            from hashlib import sha256
-    return sha256()
 
 
 # The built-in policy's path as its cached layer holds it: a policy cached by one installation
@@ -171,9 +159,9 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
-    layers, by_word, wild, sha256 = _load_cached(paths, f"policy-8-{slot}", sources)
+    layers, by_word, wild, known_digest = _load_cached(paths, f"policy-8-{slot}", sources)
     layers = [layer._replace(path=resources.DEFAULT_POLICY) if layer.name == "built-in" else layer for layer in layers]
-    return combine(layers, by_word, wild, sha256)
+    return combine(layers, by_word, wild, known_digest)
 
 
 def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
@@ -189,7 +177,7 @@ def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
 def _slot(*paths: str) -> str:
     """The cache file's name for a set of policy files: one file per set, so sets used in turn
     do not evict each other."""
-    sha = _sha256()
+    sha = sha256()
     sha.update("\0".join(paths).encode("utf-8", "surrogateescape"))
     return sha.hexdigest()[:16]
 
@@ -198,8 +186,8 @@ def _load_cached(paths: Paths, cache_name: str, sources) -> tuple:
     """The layers of `sources` compiled, and their index and digest, from the cache when it has them."""
     # the record's fields are part of the key: a new setting in Layer must not meet an old cache
     key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
-    layers, by_word, wild, sha256 = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
-    return [Layer(*fields) for fields in layers], by_word, wild, sha256
+    layers, by_word, wild, known_digest = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
+    return [Layer(*fields) for fields in layers], by_word, wild, known_digest
 
 
 def _text_key(text: str | PolicyError):
@@ -265,7 +253,7 @@ def _untrusted(layer: Layer, trusted: bool) -> Layer:
     return layer._replace(rules=kept, ignored=ignored)
 
 
-def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = None) -> Policy:
+def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | None = None) -> Policy:
     """One policy from its layers; the rest, when given, was computed from them before (the cache)."""
     default, default_layer = "ask", layers[0]
     timeout = DEFAULT_TIMEOUT
@@ -291,7 +279,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, sha256: str | None = N
         if layer.timeout is not None:
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
-    digest_ = sha256 or digest(layers)
+    digest_ = known_digest or digest(layers)
     quiet = _quiet_losses(layers)
     from gatekeep.protect import Entry
 

@@ -98,3 +98,29 @@ def test_a_check_imports_no_platformdirs(tmp_path):
     assert "platformdirs" not in cold and "click" not in cold, runs
     assert warm == "[]", runs
     assert (tmp_path / ".local/state/gatekeep/cache").is_dir()
+
+
+@pytest.mark.parametrize("data", [b"", b"abc", "ü\0x".encode(), bytes(range(256)) * 40])
+def test_hashing_gives_hashlibs_digest(data):
+    import hashlib
+
+    from gatekeep.hashing import sha256
+
+    assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    grown = sha256()
+    grown.update(data)
+    assert grown.hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def test_a_check_in_a_project_directory_imports_no_hashlib(tmp_path):
+    """Trust is looked up by a SHA-256 of the project file: CPython's own module, not OpenSSL's 3 ms."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / ".gatekeep.yaml").write_text("rules:\n  ask: ['make deploy']\n")
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    code = (
+        "import sys; from gatekeep.main import main; main(['check', '--no-prompt', '-q', '--', 'ls'])\n"
+        "print('hashlib' in sys.modules)"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path / "repo", capture_output=True,
+                           text=True, timeout=60) for _ in "12"]
+    assert [r.stdout.strip() for r in runs] == ["False", "False"], runs
