@@ -27,14 +27,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from userenv import check_argv
-from userenv import gatekeep_executable, rules, user_environment
+from userenv import ROOT, RUNS, check_argv, floor_time, gatekeep_executable, rules, run_timed, user_environment
 
-ROOT = Path(__file__).resolve().parents[2]
-RUNS = int(os.environ.get("GATEKEEP_BENCH_RUNS", "21"))
 SCAN_LINES = 30_000
 TYPICAL = ["git status", "ls -la", "npm run build", "git log --oneline | head", "cd src && make test"]
 ADVERSARIAL = [
@@ -71,16 +67,6 @@ ADVERSARIAL = [
 ]
 
 
-def run_timed(argv: list[str], env: dict, stdin=subprocess.DEVNULL) -> tuple[float, int]:
-    """Wall time in seconds and peak resident size in KB of one process."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, env=env, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = 0  # reaped by wait4
-    return elapsed, usage.ru_maxrss
-
-
 def environment(home: Path, rule_count: int) -> dict:
     """A user's configuration (userenv.py): HOME = `home`, `rule_count` rules in the default place."""
     return user_environment(home, rules(rule_count))
@@ -88,12 +74,11 @@ def environment(home: Path, rule_count: int) -> dict:
 
 def paired(env: dict, argv: list[str]) -> tuple[float, float, int]:
     """Medians of the command and of the floor, run alternately; and the command's peak memory (KB)."""
-    floor = [sys.executable, "-c", "pass"]
     run_timed(argv, env)  # warm compiled files and caches
     times, floors, memory = [], [], 0
     for _ in range(RUNS):
-        floors.append(run_timed(floor, env)[0])
-        elapsed, rss = run_timed(argv, env)
+        floors.append(floor_time(env))
+        elapsed, rss, _ = run_timed(argv, env)
         times.append(elapsed)
         memory = max(memory, rss)
     return statistics.median(times), statistics.median(floors), memory
