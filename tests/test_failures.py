@@ -63,14 +63,19 @@ def test_a_state_directory_that_cannot_be_written_blocks_in_one_line(tmp_path, v
     assert "set GATEKEEP_HOME" in message  # what to do
 
 
+def check_in_read_only(directory: str) -> subprocess.CompletedProcess:
+    """`gatekeep check --no-prompt -- ls` while `directory` (made here) can be read but not written."""
+    os.makedirs(directory)
+    os.chmod(directory, 0o500)
+    try:
+        return gatekeep("check", "--no-prompt", "--", "ls")
+    finally:
+        os.chmod(directory, 0o700)
+
+
 @pytest.mark.skipif(ROOT, reason="root writes into a read-only directory")
 def test_a_read_only_state_directory_blocks_in_one_line(paths):
-    os.makedirs(paths.state_dir)
-    os.chmod(paths.state_dir, 0o500)
-    try:
-        result = gatekeep("check", "--no-prompt", "--", "ls")
-    finally:
-        os.chmod(paths.state_dir, 0o700)
+    result = check_in_read_only(paths.state_dir)
     assert result.returncode == 2
     assert "cannot write the audit log" in one_line(result.stderr)
 
@@ -86,12 +91,7 @@ def test_a_cache_that_cannot_be_written_costs_only_time(paths):
 
 @pytest.mark.skipif(ROOT, reason="root writes into a read-only directory")
 def test_a_read_only_cache_directory_costs_only_time(paths):
-    os.makedirs(paths.cache_dir)
-    os.chmod(paths.cache_dir, 0o500)
-    try:
-        result = gatekeep("check", "--no-prompt", "--", "ls")
-    finally:
-        os.chmod(paths.cache_dir, 0o700)
+    result = check_in_read_only(paths.cache_dir)
     assert result.returncode == 0, result.stderr
 
 
