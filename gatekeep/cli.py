@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from gatekeep import __version__
+from gatekeep.agents import HOSTS  # the agents' names, for --agent and agent-hook
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 policy_option = click.option(
@@ -202,28 +203,53 @@ def hook(shell) -> int:
     return print_hook(shell)
 
 
+AGENTS = tuple(HOSTS)  # the coding agents gatekeep speaks to
+
+
 @cli.command(context_settings=CONTEXT)
-@click.option("--shell", "shell", type=click.Choice(["bash", "zsh"]), required=True, help="Which rc file.")
-@click.option("--remove", is_flag=True, help="Take the gatekeep block out again.")
+@click.option("--shell", "shell", type=click.Choice(["bash", "zsh"]), help="Add the hook to this shell's rc file.")
+@click.option("--agent", "agent", type=click.Choice(AGENTS), help="Register the hook with this coding agent.")
+@click.option("--remove", is_flag=True, help="Take gatekeep out again.")
 @json_option
-def install(shell, remove, as_json) -> int:
-    """Add the hook to ~/.bashrc or ~/.zshrc, as a marked block at the end (run again: no duplicate)."""
+def install(shell, agent, remove, as_json) -> int:
+    """Add the hook to ~/.bashrc or ~/.zshrc (--shell), or to a coding agent's settings (--agent).
+
+    Running it again changes nothing; the rc block goes last in the file, and an
+    agent's other settings are kept. It says which file it changed.
+    """
+    if (shell is None) == (agent is None):
+        raise click.UsageError("give one of --shell or --agent")
+    if agent is not None:
+        from gatekeep.commands.install import install_agent
+
+        return install_agent(agent, remove, as_json)
     from gatekeep.commands.install import install as run
 
     return run(shell, remove, as_json)
 
 
+@cli.command(name="agent-hook", context_settings=CONTEXT)
+@click.argument("agent", type=click.Choice(AGENTS))
+@policy_option
+def agent_hook(agent, policy_file) -> int:
+    """Vet a coding agent's shell commands: the hook AGENT runs before each tool call.
+
+    Reads the host's event on stdin and answers allow, ask (where the host can
+    ask its user; elsewhere deny) or deny, in that host's protocol. Any problem
+    blocks in that host's terms. `gatekeep install --agent AGENT` registers it.
+    """
+    from gatekeep.commands.agent_hook import agent_hook as run
+
+    return run(agent, policy_file)
+
+
 @cli.command(name="claude-hook", context_settings=CONTEXT)
 @policy_option
 def claude_hook(policy_file) -> int:
-    """Vet Claude Code's Bash tool calls: a PreToolUse hook, reads the event on stdin, answers allow, ask or deny.
+    """The same as `agent-hook claude` (Claude Code's PreToolUse hook), kept for settings that name it."""
+    from gatekeep.commands.agent_hook import agent_hook as run
 
-    Register it in ~/.claude/settings.json under hooks.PreToolUse with the matcher "Bash".
-    Any problem exits 2, which Claude Code reads as "block".
-    """
-    from gatekeep.commands.claude_hook import claude_hook as run
-
-    return run(policy_file)
+    return run("claude", policy_file)
 
 
 @cli.group(context_settings=CONTEXT)

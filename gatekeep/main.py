@@ -3,9 +3,9 @@
 Exit codes: 0 allowed/ok, 1 blocked/not found, 2 usage, policy or internal error.
 
 The shell hooks run `gatekeep check [options] -- LINE` before every line a
-person types, and Claude Code runs `gatekeep claude-hook` before every Bash
-tool call; importing click costs more than the rest of either (issues 6 and
-18). So those two calls, when their arguments are the plain, valid kind the
+person types, and coding agents run `gatekeep agent-hook NAME` before every
+shell tool call; importing click costs more than the rest of either (issues 6,
+18 and 20). So those two calls, when their arguments are the plain, valid kind the
 hooks send, are read here without click; anything else (help, an unknown or
 malformed option, no `--`) goes to click (cli.py), which stays the one
 definition of the command line and of its messages. tests/test_cli.py checks
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         check = read_check_args(args)
-        hook = None if check is not None else read_claude_hook_args(args)
+        hook = None if check is not None else read_agent_hook_args(args)
         if argv is None and (check is not None or hook is not None):
             _no_collector()  # only in a process of its own (argv None), not in a caller's, a test's
         if check is not None:
@@ -35,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
 
             code = run(**check)
         elif hook is not None:
-            from gatekeep.commands.claude_hook import claude_hook
+            from gatekeep.commands.agent_hook import DEADLINE_SECONDS, agent_hook
 
-            code = claude_hook(**hook)
+            code = agent_hook(**hook, deadline=DEADLINE_SECONDS if argv is None else None)
         else:
             code = _with_click(args)
     except (BrokenPipeError, OutputClosed):
@@ -104,13 +104,22 @@ def read_check_args(args: list[str]) -> dict | None:
     }
 
 
-def read_claude_hook_args(args: list[str]) -> dict | None:
-    """The arguments of `claude-hook [--policy FILE]` as claude_hook() takes them, or None for click."""
-    if args[:1] != ["claude-hook"]:
+def read_agent_hook_args(args: list[str]) -> dict | None:
+    """The arguments of `agent-hook NAME [--policy FILE]`, or of `claude-hook [--policy FILE]` (the same
+    as `agent-hook claude`, kept for the settings written before), as agent_hook() takes them;
+    None for click."""
+    if args[:1] == ["claude-hook"]:
+        agent, options = "claude", args[1:]
+    elif args[:1] == ["agent-hook"] and len(args) > 1:
+        from gatekeep.agents import HOSTS
+
+        if args[1] not in HOSTS:
+            return None
+        agent, options = args[1], args[2:]
+    else:
         return None
-    options = args[1:]
     if not options:
-        return {"policy_file": None}
+        return {"agent": agent, "policy_file": None}
     if len(options) == 2 and options[0] == "--policy":
         policy_file = options[1]
     elif len(options) == 1 and options[0].startswith("--policy=") and len(options[0]) > len("--policy="):
@@ -119,7 +128,7 @@ def read_claude_hook_args(args: list[str]) -> dict | None:
         return None
     if policy_file.startswith("-") or os.path.isdir(policy_file):
         return None  # click explains that a directory is not a policy file
-    return {"policy_file": policy_file}
+    return {"agent": agent, "policy_file": policy_file}
 
 
 def _with_click(args: list[str]) -> int:
@@ -142,8 +151,8 @@ def _with_click(args: list[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
-# Commands whose exit code is a verdict: check (the hooks) and claude-hook (Claude Code).
-_GATES = ("check", "claude-hook")
+# Commands whose exit code is a verdict: check (the shell hooks), agent-hook and claude-hook (agents).
+_GATES = ("check", "agent-hook", "claude-hook")
 
 
 def _output_closed(args: list[str], code: int = EXIT_ALLOW) -> int:
@@ -184,25 +193,12 @@ def _say(message: str) -> None:
 
 
 def _interrupted(args: list[str]) -> int:
-    """Blocked (1); but Claude Code reads a hook's exit 1 as "go ahead", so there it is an error (2)."""
-    return EXIT_ERROR if args[:1] == ["claude-hook"] else EXIT_BLOCKED
+    """Blocked (1); but agents read a hook's exit 1 as "go ahead", so there it is an error (2)."""
+    return EXIT_ERROR if args[:1] in (["agent-hook"], ["claude-hook"]) else EXIT_BLOCKED
 
 
 def _internal_error(error: Exception) -> int:
-    import traceback
+    from gatekeep.errorlog import internal_error_line
 
-    log = None
-    try:
-        from gatekeep.paths import get_paths
-
-        log = get_paths().error_log
-        os.makedirs(os.path.dirname(log), exist_ok=True)
-        with open(log, "a", encoding="utf-8") as f:
-            f.write("".join(traceback.format_exception(error)) + "\n")
-        where = f"Details: {log}"
-    except Exception as e:  # never a traceback on the terminal: one line says where it could not go
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
-        where = f"The details could not be written to {log or 'the error log'} ({reason})"
-        where += ": set GATEKEEP_HOME to a writable directory"
-    _say(f"gatekeep: internal error ({type(error).__name__}: {error}); blocked. {where}")
+    _say(internal_error_line(error))
     return EXIT_ERROR

@@ -25,6 +25,8 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(home / f".{name.lower()}"))
     monkeypatch.delenv("GATEKEEP_POLICY", raising=False)
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME"):  # agents' settings: under HOME too
+        monkeypatch.delenv(name, raising=False)
     return home
 
 

@@ -1,4 +1,5 @@
-"""Claude Code: the PreToolUse hook (`gatekeep claude-hook`) and `gatekeep rules import`.
+"""Claude Code: the PreToolUse hook (`gatekeep claude-hook`, the older name of `agent-hook claude`) and
+`gatekeep rules import`. tests/test_agents.py tests every agent's hook, this one included, the same way.
 
 The hook is run as the real console script with real-shaped events on stdin,
 as Claude Code runs it. Claude Code reads exit 2 as "block" and exit 1 as "go
@@ -17,7 +18,7 @@ import pytest
 
 from gatekeep import audit
 from gatekeep.claude_rules import Converted, convert_entry, convert_settings
-from gatekeep.commands.claude_hook import claude_hook
+from gatekeep.commands.agent_hook import agent_hook
 from gatekeep.main import main
 from gatekeep.policy import read_layer
 from gatekeep.policy_edit import add_rule, add_rules
@@ -98,7 +99,8 @@ def test_a_bash_call_gets_the_gates_decision_and_one_audit_record(
     (record,) = audit.read_last(str(audit_log), 10)
     assert set(audit.FIELDS) <= set(record)
     assert record["command"] == command and record["cwd"] == str(tmp_path)
-    assert (record["shell"], record["session_id"]) == ("claude-code", "5f2c9a7e-session")
+    assert (record["shell"], record["agent"], record["session_id"]) == (None, "claude", "5f2c9a7e-session")
+    assert record["tool"] == "Bash"
     assert (record["decision"], record["outcome"]) == (verdict, verdict)  # ask: Claude Code asks its user
     assert (record["prompted"], record["answer"], record["timed_out"]) == (False, None, False)
     assert record["policy_sha256"]
@@ -165,14 +167,14 @@ MALFORMED = [
     ("not UTF-8", b'{"tool_name": "Bash\xff"}', "not JSON"),
     ("a JSON array", b'[{"tool_name": "Bash", "tool_input": {"command": "ls"}}]', "JSON list, not an object"),
     ("a JSON string", b'"ls"', "JSON str, not an object"),
-    ("no tool_input", {k: v for k, v in event().items() if k != "tool_input"}, "no tool_input.command"),
-    ("tool_input not an object", event(tool_input="ls"), "no tool_input.command"),
+    ("no tool_input", {k: v for k, v in event().items() if k != "tool_input"}, "tool_input is not an object"),
+    ("tool_input not an object", event(tool_input="ls"), "tool_input is not an object"),
     ("no command", event(tool_input={"description": "Run it"}), "no tool_input.command"),
     ("a number for a command", event(5), "no tool_input.command"),
     ("a list for a command", event(["rm", "-rf", "/"]), "no tool_input.command"),
     ("null for a command", event(None), "no tool_input.command"),
-    ("an empty command", event(""), "the Bash command is empty"),
-    ("a blank command", event(" \n\t"), "the Bash command is empty"),
+    ("an empty command", event(""), "tool_input.command is empty"),
+    ("a blank command", event(" \n\t"), "tool_input.command is empty"),
     ("no tool_name", {k: v for k, v in event().items() if k != "tool_name"}, "no tool_name"),
     ("another event", event(hook_event_name="PostToolUse"), "expected a PreToolUse event, got 'PostToolUse'"),
     ("no event name", {k: v for k, v in event().items() if k != "hook_event_name"}, "expected a PreToolUse event"),
@@ -200,7 +202,7 @@ def test_a_broken_user_policy_blocks_and_is_recorded(paths, tmp_path, user_polic
     assert err.count("\n") == 1 and f"{user_policy}, line 3, key 'rules.permit'" in err
     (record,) = audit.read_last(str(audit_log), 10)
     assert (record["decision"], record["outcome"], record["session_id"]) == ("deny", "deny", "5f2c9a7e-session")
-    assert record["shell"] == "claude-code"
+    assert (record["shell"], record["agent"]) == (None, "claude")
 
 
 def test_a_missing_policy_file_blocks(tmp_path):
@@ -224,7 +226,7 @@ def _stdin(monkeypatch, data: dict) -> None:
 
 @pytest.mark.parametrize("error", [RuntimeError("boom"), KeyboardInterrupt()])
 def test_a_bug_or_ctrl_c_in_the_hook_exits_2(capsys, monkeypatch, paths, error):
-    import gatekeep.commands.claude_hook as module
+    import gatekeep.commands.agent_hook as module
 
     def explode(line, policy, cwd):
         raise error
@@ -236,18 +238,18 @@ def test_a_bug_or_ctrl_c_in_the_hook_exits_2(capsys, monkeypatch, paths, error):
     assert out == "" and err.count("\n") == 1 and "blocked" in err
     assert isinstance(error, KeyboardInterrupt) or "Traceback" in Path(paths.error_log).read_text()
     # and the function alone, as tests and other callers use it
-    assert claude_hook(None, io.BytesIO(json.dumps(event("git status")).encode())) == 2
+    assert agent_hook("claude", None, io.BytesIO(json.dumps(event("git status")).encode())) == 2
 
 
 def test_ctrl_c_outside_the_hooks_body_exits_2_for_claude_but_1_elsewhere(capsys, monkeypatch):
     """click turns Ctrl-C into Abort, which main() reports as blocked (1): Claude Code would go ahead."""
-    import gatekeep.commands.claude_hook as hook_module
+    import gatekeep.commands.agent_hook as hook_module
     import gatekeep.commands.paths_cmd as paths_module
 
     def interrupt(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(hook_module, "claude_hook", interrupt)
+    monkeypatch.setattr(hook_module, "agent_hook", interrupt)
     monkeypatch.setattr(paths_module, "paths_show", interrupt)
     _stdin(monkeypatch, event("git status"))
     assert main(["claude-hook"]) == 2

@@ -14,8 +14,9 @@ import click
 import pytest
 
 from gatekeep import audit
+from gatekeep.agents import HOSTS
 from gatekeep.cli import cli
-from gatekeep.main import main, read_check_args, read_claude_hook_args
+from gatekeep.main import main, read_agent_hook_args, read_check_args
 from tests.conftest import write
 
 REPO = Path(__file__).resolve().parent.parent
@@ -287,27 +288,37 @@ def test_other_check_arguments_are_left_to_click(args):
     assert read_check_args(["check", *args]) is None
 
 
-CLAUDE_HOOK_ARGS = [[], ["--policy", "p.yaml"], ["--policy=p.yaml"], ["--policy", "/a b/p.yaml"]]
-CLAUDE_HOOK_LEFT_TO_CLICK = [
+HOOK_ARGS = [[], ["--policy", "p.yaml"], ["--policy=p.yaml"], ["--policy", "/a b/p.yaml"]]
+HOOK_LEFT_TO_CLICK = [
     ["--help"], ["-h"], ["--policy"], ["--policy="], ["--policy", "."], ["--policy", "-h"], ["--json"],
     ["--policy", "a", "--policy", "b"], ["--policy", "a", "extra"], ["--pol", "a"],
 ]  # fmt: skip
+HOOKS = [["claude-hook"]] + [["agent-hook", name] for name in HOSTS]
 
 
-@pytest.mark.parametrize("args", CLAUDE_HOOK_ARGS)
-def test_claude_hook_arguments_read_without_click_as_click_reads_them(args):
-    params = cli.commands["claude-hook"].make_context("claude-hook", list(args)).params
-    assert read_claude_hook_args(["claude-hook", *args]) == params
+@pytest.mark.parametrize("command", HOOKS, ids=" ".join)
+@pytest.mark.parametrize("args", HOOK_ARGS)
+def test_agent_hook_arguments_read_without_click_as_click_reads_them(command, args):
+    context = cli.commands[command[0]].make_context(command[0], [*command[1:], *args])
+    params = {"agent": "claude", **context.params}
+    assert read_agent_hook_args([*command, *args]) == params
 
 
-@pytest.mark.parametrize("args", CLAUDE_HOOK_LEFT_TO_CLICK)
-def test_other_claude_hook_arguments_are_left_to_click(args):
-    assert read_claude_hook_args(["claude-hook", *args]) is None
+@pytest.mark.parametrize("command", HOOKS, ids=" ".join)
+@pytest.mark.parametrize("args", HOOK_LEFT_TO_CLICK)
+def test_other_agent_hook_arguments_are_left_to_click(command, args):
+    assert read_agent_hook_args([*command, *args]) is None
 
 
-def test_every_claude_hook_option_is_known_to_the_fast_reader():
-    options = {o for p in cli.commands["claude-hook"].params for o in p.opts} - {"-h", "--help"}
-    assert options == {"--policy"}
+@pytest.mark.parametrize("args", [["agent-hook"], ["agent-hook", "vim"], ["agent-hook", "--policy", "p"]])
+def test_an_agent_hook_without_a_known_agent_is_left_to_click(args):
+    assert read_agent_hook_args(args) is None
+
+
+def test_every_agent_hook_option_is_known_to_the_fast_reader():
+    for command in ("claude-hook", "agent-hook"):
+        options = {o for p in cli.commands[command].params for o in p.opts} - {"-h", "--help"}
+        assert options - {"agent"} == {"--policy"}
 
 
 def test_every_check_option_is_known_to_the_fast_reader():
@@ -325,7 +336,7 @@ STDLIB_IMPORTS = ("re", "json", "pathlib", "collections", "functools", "enum", "
 TYPICAL = ["git status", "ls -la", "npm run build", "git log --oneline | head", "cd src && make test"]
 
 
-def test_claude_hook_imports_none_of_the_slow_libraries(tmp_path):
+def test_an_agent_hook_imports_none_of_the_slow_libraries(tmp_path):
     event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(tmp_path)}
     event["tool_input"] = {"command": "git status"}
     code = "import sys; from gatekeep.main import main; main(['claude-hook']); "

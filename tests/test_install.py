@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
 
+from gatekeep import agent_setup
 from gatekeep.main import main
 
 
@@ -40,3 +42,177 @@ def test_the_installed_block_loads_the_hook_in_interactive_shells_only(isolated_
 
     assert "loaded=no" in loaded()
     assert "loaded=1" in loaded("-i")
+
+
+# --- coding agents: `gatekeep install --agent NAME` ----------------------------------------------
+
+AGENT_FILES = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/hooks.json",
+    "copilot": ".copilot/hooks/gatekeep.json",
+    "opencode": ".xdg_config_home/opencode/plugins/gatekeep.js",  # conftest's XDG_CONFIG_HOME
+}
+# Settings a user already has, which every install and remove must keep, in their order.
+THEIRS = {
+    "claude": {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(npm run test:*)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint-on-edit"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-done"}]}],
+        },
+    },
+    "codex": {"hooks": {"PreToolUse": [{"matcher": "^apply_patch$", "hooks": [{"type": "command", "command": "x"}]}]}},
+    "gemini": {"theme": "GitHub", "hooksConfig": {"enabled": True}, "hooks": {"AfterTool": [{"hooks": []}]}},
+    "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}},
+}
+
+
+REAL_CLAUDE_VERSION = agent_setup.claude_version
+
+
+@pytest.fixture(autouse=True)
+def no_claude_on_path(monkeypatch):
+    """Which Claude Code is installed decides a key; these tests choose (see the version test)."""
+    import gatekeep.agent_setup as setup
+
+    monkeypatch.setattr(setup, "claude_version", lambda: None)
+
+
+def agent_file(home, agent: str):
+    return home / AGENT_FILES[agent]
+
+
+@pytest.mark.parametrize("agent", list(AGENT_FILES))
+def test_agent_install_says_which_file_and_twice_changes_nothing(isolated_home, capsys, agent):
+    path = agent_file(isolated_home, agent)
+    assert main(["install", "--agent", agent]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gatekeep hook registered with ") and f" in {path}\n" in out
+    first = path.read_bytes()
+    assert f"agent-hook {agent}".encode() in first
+    assert main(["install", "--agent", agent, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"agent": agent, "file": str(path), "action": "unchanged"}
+    assert path.read_bytes() == first
+    assert main(["install", "--agent", agent, "--remove"]) == 0
+    assert "removed" in capsys.readouterr().out
+    assert not path.exists() or f"agent-hook {agent}" not in path.read_text()
+    assert main(["install", "--agent", agent, "--remove", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["action"] == "absent"
+
+
+@pytest.mark.parametrize("agent", list(THEIRS))
+def test_agent_install_keeps_every_other_setting(isolated_home, agent):
+    path = agent_file(isolated_home, agent)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(THEIRS[agent], indent=4))
+    assert main(["install", "--agent", agent]) == 0
+    installed = json.loads(path.read_text())
+    assert list(installed) == list(THEIRS[agent]) + (["hooks"] if "hooks" not in THEIRS[agent] else [])
+    for key, value in THEIRS[agent].items():
+        if key != "hooks":
+            assert installed[key] == value
+    for event, groups in THEIRS[agent]["hooks"].items():
+        assert installed["hooks"][event][: len(groups)] == groups  # theirs first, as they were
+    assert main(["install", "--agent", agent, "--remove"]) == 0
+    assert json.loads(path.read_text()) == THEIRS[agent]
+
+
+EXPECTED_ENTRIES = {
+    # (where gatekeep's entry is, the entry without its command)
+    "claude": (("hooks", "PreToolUse", -1), {"matcher": "Bash|Monitor|PowerShell", "timeout": 30}),
+    "codex": (("hooks", "PreToolUse", -1), {"matcher": "^Bash$", "timeout": 30, "statusMessage": "gatekeep"}),
+    "gemini": (("hooks", "BeforeTool", -1), {"matcher": "^run_shell_command$", "timeout": 30000, "name": "gatekeep"}),
+    "cursor": (("hooks", "beforeShellExecution", -1), {"failClosed": True}),
+    "copilot": (("hooks", "preToolUse", -1), {"type": "command", "timeoutSec": 30}),
+}
+
+
+@pytest.mark.parametrize("agent", list(EXPECTED_ENTRIES))
+def test_each_agent_gets_the_entry_its_host_documents(isolated_home, agent):
+    assert main(["install", "--agent", agent]) == 0
+    settings = json.loads(agent_file(isolated_home, agent).read_text())
+    where, expected = EXPECTED_ENTRIES[agent]
+    entry = settings
+    for key in where:
+        entry = entry[key]
+    handler = entry["hooks"][0] if "hooks" in entry else entry
+    found = {**{k: v for k, v in entry.items() if k != "hooks"}, **handler}
+    command = found.pop("bash" if agent == "copilot" else "command")
+    assert command.endswith(f"agent-hook {agent} || exit 2") or agent == "copilot"
+    assert {k: v for k, v in found.items() if k in expected} == expected
+    assert settings.get("version", 1) == 1
+
+
+def test_an_older_claude_hook_entry_is_replaced_not_doubled(isolated_home):
+    path = agent_file(isolated_home, "claude")
+    older = {"type": "command", "command": "/home/u/.venv/bin/gatekeep claude-hook"}
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [older]}]}}))
+    assert main(["install", "--agent", "claude"]) == 0
+    (group,) = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Bash|Monitor|PowerShell" and "agent-hook claude" in group["hooks"][0]["command"]
+
+
+@pytest.mark.parametrize("version,on_failure", [("2.1.330 (Claude Code)", True), ("2.1.294 (Claude Code)", False)])
+def test_claude_blocks_on_hook_failure_where_its_version_knows_how(isolated_home, monkeypatch, version, on_failure):
+    import gatekeep.agent_setup as setup
+
+    monkeypatch.setattr(setup, "claude_version", REAL_CLAUDE_VERSION)  # with a `claude` of this version on PATH
+    bin_dir = isolated_home / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(f"#!/bin/sh\necho '{version}'\n")
+    (bin_dir / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    assert setup.claude_version() == tuple(int(n) for n in version.split()[0].split("."))
+    assert main(["install", "--agent", "claude"]) == 0
+    handler = json.loads(agent_file(isolated_home, "claude").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert handler.get("onFailure") == ("block" if on_failure else None)
+
+
+@pytest.mark.parametrize(
+    "variable,agent,inside",
+    [
+        ("CLAUDE_CONFIG_DIR", "claude", "settings.json"),
+        ("CODEX_HOME", "codex", "hooks.json"),
+        ("COPILOT_HOME", "copilot", "hooks/gatekeep.json"),
+    ],
+)
+def test_agent_install_follows_the_hosts_own_directory_variable(isolated_home, monkeypatch, tmp_path, variable,
+                                                                agent, inside):  # fmt: skip
+    monkeypatch.setenv(variable, str(tmp_path / "elsewhere"))
+    assert main(["install", "--agent", agent]) == 0
+    assert (tmp_path / "elsewhere" / inside).exists() and not agent_file(isolated_home, agent).exists()
+
+
+BAD_SETTINGS = [
+    ("claude", "{ not json", "is not JSON"),
+    ("claude", "[1, 2]", "is not a JSON object"),
+    ("codex", '{"hooks": []}', "'hooks' is not an object"),
+    ("gemini", '{"hooks": {"BeforeTool": {}}}', "hooks.BeforeTool is not a list"),
+    ("cursor", '{"version": 2, "hooks": {}}', "hooks version 2"),
+]
+
+
+@pytest.mark.parametrize("agent,text,message", BAD_SETTINGS)
+def test_settings_gatekeep_cannot_read_are_left_alone(isolated_home, capsys, agent, text, message):
+    path = agent_file(isolated_home, agent)
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    assert main(["install", "--agent", agent]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "nothing changed" in err and err.count("\n") == 1
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize("args", [[], ["--shell", "bash", "--agent", "claude"]])
+def test_install_takes_one_shell_or_one_agent(capsys, args):
+    assert main(["install", *args]) == 2
+    assert "give one of --shell or --agent" in capsys.readouterr().err
+
+
+def test_codex_install_says_the_hook_must_be_trusted(isolated_home, capsys):
+    assert main(["install", "--agent", "codex"]) == 0
+    assert "/hooks" in capsys.readouterr().out

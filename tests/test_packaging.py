@@ -19,6 +19,7 @@ def test_the_checkout_reads_the_top_level_data_directories():
     assert resources.data_dir("arity") == str(REPO / "arity")
     assert resources.data_dir("tools") == str(REPO / "tools")
     assert resources.data_dir("shell") == str(REPO / "shell")
+    assert resources.data_dir("agents") == str(REPO / "agents")
     assert os.path.isfile(resources.DEFAULT_POLICY)
 
 
@@ -34,9 +35,9 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-def test_the_wheel_carries_arity_tools_shell_and_the_default_policy(wheel):
+def test_the_wheel_carries_arity_tools_shell_agents_and_the_default_policy(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    for directory, pattern in (("arity", "*.toml"), ("tools", "*.toml"), ("shell", "gatekeep.*")):
+    for directory, pattern in (("arity", "*.toml"), ("tools", "*.toml"), ("shell", "gatekeep.*"), ("agents", "*.js")):
         shipped = {Path(n).name for n in names if n.startswith(f"gatekeep/_data/{directory}/")}
         assert shipped == {p.name for p in (REPO / directory).glob(pattern)}
     assert "gatekeep/default_policy.yaml" in names

@@ -30,20 +30,23 @@ import sys
 
 import click
 
-from gatekeep import resources
+from gatekeep import jsontext, resources
 from gatekeep.errors import EXIT_ALLOW
 
 SHELLS = ("bash", "zsh")
+SHELL_REINSTALL = "open a new shell (or one without the hook: bash --norc, zsh -f)"
 
 
-def hook_command() -> str:
-    """How the hooks start gatekeep, as shell words."""
-    dirs = import_dirs()
+def hook_command(after_reinstall: str = SHELL_REINSTALL) -> str:
+    """How the hooks start gatekeep, as shell words; `after_reinstall` says how to load it again.
+
+    The code has no single quote, so the shell words stay one plain '...' (agents' settings show them)."""
+    dirs = jsontext.dumps(import_dirs())  # JSON strings are Python str literals: no single quote
     code = (
-        f"import sys; sys.path += {dirs!r}\n"
+        f"import sys; sys.path += {dirs}\n"
         "try: from gatekeep.main import main\n"
-        "except ImportError as e: sys.exit(f'gatekeep: cannot import gatekeep from {sys.path[-1]} ({e}); "
-        "blocked. Reinstall it, then open a new shell (or one without the hook: bash --norc, zsh -f)')\n"
+        "except ImportError as e: sys.exit(f\"gatekeep: cannot import gatekeep from {sys.path[-1]} ({e}); "
+        f"blocked. Reinstall it, then {after_reinstall}\")\n"
         "sys.exit(main())"
     )
     return shlex.join([sys.executable, "-I", "-S", "-c", code])

@@ -1,8 +1,11 @@
-"""`gatekeep install --shell bash|zsh`: add (or remove) the hook's block at the end of the rc file.
+"""`gatekeep install --shell bash|zsh` and `--agent NAME`: add (or remove) gatekeep's hook.
 
-The block is marked, so running install again replaces it instead of adding a
-second one, and `--remove` takes exactly it out. It goes last in the file: the
-bash hook must run after anything else that sets PROMPT_COMMAND.
+For a shell, a marked block at the end of the rc file, so running install again
+replaces it instead of adding a second one, and `--remove` takes exactly it out.
+It goes last in the file: the bash hook must run after anything else that sets
+PROMPT_COMMAND. For a coding agent, gatekeep's entry in the host's settings
+(agent_setup.py says where and what); the file is written only when that
+changes something in it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,60 @@ def install(shell: str, remove: bool, as_json: bool = False) -> int:
         if not remove:
             click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
     return EXIT_ALLOW
+
+
+def install_agent(agent: str, remove: bool, as_json: bool = False) -> int:
+    """Register (or take out) the hook with a coding agent; with `as_json`, one object: `agent`, `file`,
+    and `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none)."""
+    from gatekeep.agent_setup import SETUPS
+
+    setup = SETUPS[agent]
+    path = Path(setup.path())
+    current = _read(path) if path.exists() else None
+    new = setup.render(current, setup.start(), remove)
+    if _same(current, new):
+        action = "absent" if remove else "unchanged"
+    else:
+        if new is None:
+            _delete(path)
+        else:
+            _write(path, new)
+        action = "removed" if remove else "installed"
+    if as_json:
+        click.echo(json.dumps({"agent": agent, "file": str(path), "action": action}, ensure_ascii=False))
+        return EXIT_ALLOW
+    said = {
+        "installed": f"gatekeep hook registered with {setup.title} in {path}",
+        "unchanged": f"gatekeep hook already registered with {setup.title} in {path}; nothing changed",
+        "removed": f"gatekeep hook removed from {setup.title}'s {path}",
+        "absent": f"no gatekeep hook for {setup.title} in {path}; nothing changed",
+    }
+    click.echo(said[action])
+    if not remove:
+        for note in setup.notes:
+            click.echo(note)
+    return EXIT_ALLOW
+
+
+def _same(current: str | None, new: str | None) -> bool:
+    """Whether writing `new` would change nothing a host reads (a JSON file's own spacing aside)."""
+    if current is None or new is None:
+        return current is new
+    if current == new:
+        return True
+    try:
+        return json.loads(current) == json.loads(new)
+    except ValueError:
+        return False
+
+
+def _delete(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise FatalError(f"cannot remove {path} ({e.strerror or e}); nothing changed") from None
 
 
 # An rc file need not be UTF-8: its bytes go back as they came (surrogateescape), whatever they are.

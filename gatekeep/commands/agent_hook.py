@@ -1,0 +1,146 @@
+"""`gatekeep agent-hook NAME`: the gate in front of a coding agent's shell tool (issue 20).
+
+The host runs it before each tool call with the call as JSON on stdin
+(agents.py reads each host's event and writes its answers). A shell command is
+decided as `gatekeep check` decides a typed line: the same policy, project
+trust and gate, one audit record naming the agent and its session. gatekeep
+never prompts here: where the host can ask its user, "ask" is passed on and the
+host asks (the record says outcome "ask", not who answered); where it cannot,
+what would be asked is denied, with the rule that would allow it. Calls of other
+tools pass through: no output, no record. A shell gatekeep cannot read
+(PowerShell) is asked about, or denied.
+
+It fails closed, in the host's own terms (Host.fail): a malformed or unexpected
+event, a broken policy, an audit log that cannot be written, a bug, Ctrl-C.
+Nothing reaches stdout before the decision is recorded, and the answer is written
+once. A process of its own (main passes `deadline`) also answers deny by itself
+after DEADLINE_SECONDS, well inside the timeout `install --agent` gives the host,
+because a hook the host has to kill is let through by almost every host; that
+late deny is not recorded (whatever hung may be the audit log).
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+import sys
+
+from gatekeep.agents import HOSTS, Answer, BadEvent, Host, read_event
+from gatekeep.commands.check import new_record, record_broken_policy, save_record
+from gatekeep.display import visible
+from gatekeep.errors import EXIT_ERROR, FatalError, PolicyError
+from gatekeep.gate import evaluate
+from gatekeep.paths import get_paths
+from gatekeep.policy import load_policy
+
+DEADLINE_SECONDS = 10.0  # under the 30 s hook timeout `gatekeep install --agent` writes
+MAX_EVENT_BYTES = 4 << 20  # far above any command a host sends; past it, a hostile or broken event
+
+
+def agent_hook(agent: str, policy_file: str | None = None, stdin=None, deadline: float | None = None) -> int:
+    """Answer the event on `stdin` (binary; default: sys.stdin's) for host `agent`; the exit code is the host's."""
+    host = HOSTS[agent]
+    answered = _thread.allocate_lock()  # taken by whoever answers first: the hook, or its deadline
+    if deadline is not None:
+        _thread.start_new_thread(_answer_at_deadline, (host, deadline, answered))
+    try:
+        data = (sys.stdin.buffer if stdin is None else stdin).read(MAX_EVENT_BYTES + 1)
+        if len(data) > MAX_EVENT_BYTES:
+            raise BadEvent(f"the hook event is over {MAX_EVENT_BYTES >> 20} MiB")
+        answer = _decide(host, read_event(data), policy_file)
+    except FatalError as e:
+        answer = host.fail(f"gatekeep: blocked: {e}")
+    except KeyboardInterrupt:
+        answer = host.fail("gatekeep: interrupted; blocked")
+    except Exception as e:  # a bug: block, one line, traceback in the error log, as main() does
+        from gatekeep.errorlog import internal_error_line
+
+        answer = host.fail(internal_error_line(e))
+    answered.acquire()  # if the deadline answered first, it is ending the process
+    return _write(answer)
+
+
+def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
+    call = host.read(event)
+    if call is None:
+        return host.pass_through()  # not a shell command
+    paths = get_paths()
+    record = new_record(call.command, call.cwd, None)
+    record.update(agent=host.name, session_id=call.session, tool=call.tool)
+    try:
+        policy = load_policy(paths, policy_file, call.cwd)
+    except PolicyError as e:
+        record_broken_policy(paths.audit_log, record, e)
+        raise
+    if call.shell == "sh":
+        verdict = evaluate(call.command, policy, call.cwd)
+        decision, reason, rule, suggestions = verdict.decision, verdict.reason, verdict.rule, verdict.suggestions
+    else:
+        decision, reason, rule, suggestions = "ask", f"gatekeep cannot read {call.shell} commands", None, ()
+    outcome = decision if decision != "ask" or host.asks else "deny"
+    record.update(
+        decision=decision,
+        outcome=outcome,
+        rule=rule.pattern if rule else None,
+        reason=reason,
+        prompted=False,
+        answer=None,
+        timed_out=False,
+        policy_sha256=policy.sha256,
+    )
+    save_record(paths.audit_log, record, policy.syslog)
+    errors = [layer.error for layer in policy.layers if layer.error]
+    return host.answer(outcome, explain(host, decision, reason, suggestions, errors))
+
+
+HEADLINES = {"allow": "gatekeep", "ask": "gatekeep: needs approval", "deny": "gatekeep: blocked (deny)"}
+
+
+def explain(host: Host, decision: str, reason: str, suggestions: tuple[str, ...], errors: list[str]) -> str:
+    """One line for the agent (deny) or for the user's prompt (ask), with the rule that would allow it."""
+    headline = HEADLINES[decision]
+    if decision == "ask" and not host.asks:
+        headline = f"gatekeep: blocked, as it needs approval and {host.title} cannot ask for it"
+    text = f"{headline}: {reason}"
+    for error in errors:
+        text += f"; {error}; every line asks until it is fixed"
+    if decision != "allow" and suggestions:
+        text += "; to allow it from now on: " + " ; ".join(f"gatekeep rules add '{s}'" for s in suggestions)
+    return visible(text)
+
+
+def _write(answer: Answer) -> int:
+    """Write the answer whole, once."""
+    try:
+        if answer.stdout:
+            sys.stdout.write(answer.stdout)
+            sys.stdout.flush()  # here, where a failure is still handled, not at interpreter exit
+    except OSError:  # nobody reads the answer: the exit code alone must block
+        return EXIT_ERROR
+    finally:
+        if answer.stderr:
+            _say(answer.stderr)
+    return answer.code
+
+
+def _answer_at_deadline(host: Host, seconds: float, answered) -> None:
+    import time
+
+    time.sleep(seconds)
+    if not answered.acquire(False):
+        return  # the hook is answering; it ends the process
+    answer = host.fail(f"gatekeep: no decision within {seconds:g} s; blocked (see `gatekeep doctor`)")
+    for fd, text in ((1, answer.stdout), (2, answer.stderr)):
+        try:
+            os.write(fd, text.encode())
+        except OSError:
+            pass
+    os._exit(answer.code)
+
+
+def _say(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except OSError:
+        pass
