@@ -1,9 +1,10 @@
 """Issue 18's goals that are whole processes, measured in a user's configuration (userenv.py).
 
-  claude-hook            one PreToolUse event, through the console script as the
-                         README wires it into Claude Code, and started as the
-                         shell hooks start gatekeep (`python -I -S -c …`,
-                         without site and pip's wrapper, which imports re); goal ≤ 2.0×
+  claude-hook            one PreToolUse event to `agent-hook claude`, run as
+                         `gatekeep install --agent claude` registers it (through
+                         /bin/sh, started as the shell hooks start gatekeep:
+                         `python -I -S -c …`, without site and pip's wrapper,
+                         which imports re), and through the console script;  goal ≤ 2.0×
   first check after an   `git status` as the hooks run it, each sample after a
   edit                   comment was appended to the user policy:
                            1,000 rules                                   goal ≤ 4×
@@ -25,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gatekeep.agent_setup import SETUPS
 from userenv import (
     RUNS,
     Figure,
@@ -32,7 +34,6 @@ from userenv import (
     floor_time,
     gatekeep_executable,
     heading,
-    hook_argv,
     paired,
     policy_file,
     rules,
@@ -119,10 +120,15 @@ def main() -> int:
         env = user_environment(tmp / "home", rules(200, EXTRA_ALLOW))
         (tmp / "home" / "src").mkdir()
 
-        heading("claude-hook with one Bash event (`git status`)")
+        heading("agent-hook claude with one Bash event (`git status`)")
         event = claude_event("git status", str(tmp))
-        for title, start in (("console script", [gatekeep_executable()]), ("as the shell hooks start it", hook_argv())):
-            figure = paired(env, [*start, "claude-hook"], stdin=event)
+        setup = SETUPS["claude"]
+        registered = ["/bin/sh", "-c", setup.command(setup.start())]
+        for title, argv in (
+            ("as `install --agent claude` registers it", registered),
+            ("console script", [gatekeep_executable(), "agent-hook", "claude"]),
+        ):
+            figure = paired(env, argv, stdin=event)
             print(f"  {title:<56} {figure.shown()}  {verdict(2.0, figure.median)}")
             missed += figure.median > 2.0
 
