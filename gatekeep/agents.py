@@ -193,7 +193,7 @@ class Copilot(Host):
 
     def read(self, event: dict) -> Call | None:
         tool = _tool(event, "toolName")
-        if tool not in self.SHELL_TOOLS:
+        if tool.lower() not in self.SHELL_TOOLS:  # documented lower-case; a "Bash" must not slip past
             return None
         args = event.get("toolArgs")
         if isinstance(args, str):  # documented as a JSON string; some builds send the object
@@ -204,7 +204,8 @@ class Copilot(Host):
         if not isinstance(args, dict):
             raise BadEvent("the preToolUse event's toolArgs is not an object")
         command = _command(args.get("command"), "toolArgs.command")
-        return Call(tool, command, _cwd(event.get("cwd")), _session(event, "sessionId"), self.SHELL_TOOLS[tool])
+        shell = self.SHELL_TOOLS[tool.lower()]
+        return Call(tool, command, _cwd(event.get("cwd")), _session(event, "sessionId"), shell)
 
     def answer(self, decision: str, reason: str) -> Answer:
         if decision == "allow":

@@ -285,6 +285,8 @@ def test_the_users_policy_and_project_trust_serve_every_agent(paths, tmp_path, a
         assert hook(agent, make("git status", str(repo))).host_does == BLOCK, agent
     records = audit.read_last(str(audit_log), 100)
     assert [r["agent"] for r in records] == [a for a in EVENTS for _ in "12"]
+    table = subprocess.run([*GATEKEEP, "audit", "tail", "-n", "2"], capture_output=True, text=True, timeout=60).stdout
+    assert [line.split()[3] for line in table.splitlines()[1:]] == ["opencode", "opencode"]
 
 
 SUBDIRECTORIES = [
@@ -346,6 +348,12 @@ def test_claudes_monitor_tool_is_gated_like_bash(tmp_path):
 @pytest.mark.parametrize("args", ['{"command": "rm -rf ~"}', {"command": "rm -rf ~"}])
 def test_copilot_tool_args_may_be_a_json_string_or_an_object(args):
     assert hook("copilot", copilot_event(toolArgs=args)).host_does == BLOCK
+
+
+@pytest.mark.parametrize("tool", ["Bash", "BASH", "PowerShell"])
+def test_copilot_shell_tools_are_gated_whatever_their_case(tool):
+    """cc-safety-net accepts "Bash" from Copilot too: a capital letter must not let a command past."""
+    assert hook("copilot", copilot_event("rm -rf ~", toolName=tool)).host_does == BLOCK
 
 
 # --- failing closed, in each host's terms --------------------------------------------------------

@@ -20,7 +20,7 @@ def audit_tail(count: int, follow: bool, as_json: bool, outcome: str | None) -> 
 
     show = _json_line if as_json else _table_row
     if not as_json:
-        click.echo(f"{'TIME (UTC)':<19}  {'OUTCOME':<7}  {'COMMAND':<40}  RULE")
+        click.echo(f"{'TIME (UTC)':<19}  {'OUTCOME':<7}  {'FROM':<8}  {'COMMAND':<40}  RULE")
     for record in audit.read_last(path, count, keep):
         click.echo(show(record))
     if follow:
@@ -43,4 +43,5 @@ def _table_row(record: dict) -> str:
     if len(command) > 40:
         command = command[:39] + "…"
     rule = visible(str(record.get("rule") or "-"))
-    return f"{ts:<19}  {record.get('outcome', '?'):<7}  {command:<40}  {rule}"
+    source = visible(str(record.get("agent") or record.get("shell") or "-"))[:8]  # the agent, or the shell
+    return f"{ts:<19}  {record.get('outcome', '?'):<7}  {source:<8}  {command:<40}  {rule}"
