@@ -187,7 +187,7 @@ def test_rules_test_explains_each_command_without_auditing(capsys, paths):
     assert not Path(paths.audit_log).exists()
 
 
-def test_audit_tail_table_json_and_filter(capsys):
+def test_audit_tail_table_json_and_filter(capsys, paths):
     run(capsys, "check", "--", "git status")
     run(capsys, "check", "--", "rm -rf ~")
     run(capsys, "check", "--", "echo '\x1b[31mred\u202e'")
@@ -196,7 +196,9 @@ def test_audit_tail_table_json_and_filter(capsys):
     assert "\x1b" not in out and "\u202e" not in out and "\\e[31mred\\u{202e}" in out
     lines = out.splitlines()
     assert len(lines) == 4 and "deny" in lines[2] and "rm * ~ *" in lines[2]
-    assert lines[0].split()[:4] == ["TIME", "(UTC)", "OUTCOME", "FROM"] and lines[2].split()[3] == "-"
+    assert lines[0].split()[:4] == ["TIME", "(UTC)", "OUTCOME", "FROM"]
+    shell = audit.read_last(paths.audit_log, 1)[0]["shell"]  # check's --shell, else from $SHELL
+    assert lines[3].split()[3] == (shell or "-")
     _, out, _ = run(capsys, "audit", "tail", "--json", "--outcome", "allow")
     assert [json.loads(line)["command"] for line in out.splitlines()] == ["git status", "echo '\x1b[31mred\u202e'"]
     _, out, _ = run(capsys, "audit", "tail", "--json", "-n", "1")
