@@ -11,12 +11,12 @@ How the hook starts (hook_command, as the shell hooks start gatekeep: this
 interpreter, isolated, without site), and what covers the failures each host
 would let through (tests/test_agents.py runs each with the interpreter gone):
 
-- `|| exit 2` after the command, for the hosts that block on exit 2 (Claude
-  Code, Codex, Gemini CLI, Cursor): if gatekeep cannot start (the virtualenv was
-  removed: the shell says "No such file or directory", exit 127), or dies on a
-  signal, the host sees exit 2 with the shell's message on stderr and blocks.
-  gatekeep's own exit 2 stays 2. Codex runs hooks through the login shell
-  ($SHELL -lc): sh, bash, zsh and fish read `||`.
+- `|| /bin/sh -c 'echo ... >&2; exit 2'` after the command, for the hosts that block on
+  exit 2 (Claude Code, Codex, Gemini CLI, Cursor): if gatekeep cannot start (the
+  virtualenv was removed: exit 127), or dies on a signal, the host sees exit 2
+  with a line on stderr (Codex ignores an exit 2 without one) and blocks.
+  gatekeep's own exit 2 stays 2, with that line after its reason. Codex runs
+  hooks through the login shell ($SHELL -lc): sh, bash, zsh and fish read `||`.
 - Copilot CLI skips a failing hook: `|| echo` a JSON deny instead.
 - OpenCode runs a plugin, which starts gatekeep without a shell and throws
   (stops the call) on anything but an allow, including gatekeep missing or slow.
@@ -42,6 +42,10 @@ from gatekeep.jsontext import loads
 
 TIMEOUT_SECONDS = 30
 CLAUDE_ON_FAILURE = (2, 1, 295)  # the first Claude Code that reads "onFailure"
+# After a hook that exited non-zero: exit 2 with a line on stderr. Codex reads exit 2 with nothing on
+# stderr as a failed hook (zsh, unlike bash, says nothing when the hook is killed); sh -c, since the
+# login shell Codex uses may be fish, which has no `{ ...; }` or `$?`.
+BLOCK_ON_FAILURE = "/bin/sh -c 'echo \"gatekeep: blocked (no reason above? run: gatekeep doctor)\" >&2; exit 2'"
 COPILOT_FALLBACK = '{"permissionDecision":"deny","permissionDecisionReason":"gatekeep could not run; blocked"}'
 
 
@@ -71,7 +75,7 @@ class Setup:
         raise NotImplementedError
 
     def command(self, start: str) -> str:
-        return f"{start} agent-hook {self.name} || exit 2"
+        return f"{start} agent-hook {self.name} || {BLOCK_ON_FAILURE}"
 
     def start(self) -> str:
         """How the host starts gatekeep (without the `agent-hook NAME` words)."""
@@ -89,24 +93,26 @@ class JsonHooks(Setup):
 
     event = matcher = ""
 
-    def handler(self, start: str) -> dict:
+    def handler(self, start: str, previous: list[dict]) -> dict:
+        """gatekeep's handler; `previous`: the ones an earlier install wrote."""
         return {"type": "command", "command": self.command(start), "timeout": TIMEOUT_SECONDS}
 
     def render(self, current: str | None, start: str, remove: bool) -> str | None:
         settings = _json_object(current, self.path())
         groups = _list(_object(settings, "hooks", self.path()), self.event, self.path())
-        kept = []
+        kept, previous = [], []
         for group in groups:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             if not isinstance(handlers, list):
                 kept.append(group)  # not ours to judge: the host reports it
                 continue
             others = [h for h in handlers if not (isinstance(h, dict) and self.ours(h.get("command")))]
+            previous += [h for h in handlers if h not in others]
             if others or not handlers:
                 kept.append(group if len(others) == len(handlers) else {**group, "hooks": others})
         if not remove:
-            kept.append({"matcher": self.matcher, "hooks": [self.handler(start)]})
-        return _dump(_put(settings, self.event, kept))
+            kept.append({"matcher": self.matcher, "hooks": [self.handler(start, previous)]})
+        return _dump(_put(settings, self.event, kept), self.path())
 
 
 class Claude(JsonHooks):
@@ -119,9 +125,10 @@ class Claude(JsonHooks):
         older = isinstance(command, str) and "gatekeep" in command and "claude-hook" in command  # README's before
         return older or super().ours(command)
 
-    def handler(self, start: str) -> dict:
-        handler = super().handler(start)
-        if (claude_version() or ()) >= CLAUDE_ON_FAILURE:
+    def handler(self, start: str, previous: list[dict]) -> dict:
+        handler = super().handler(start, previous)
+        kept = any(h.get("onFailure") == "block" for h in previous)  # `claude` may be off PATH this time
+        if kept or (claude_version() or ()) >= CLAUDE_ON_FAILURE:
             handler["onFailure"] = "block"
         return handler
 
@@ -136,8 +143,8 @@ class Codex(JsonHooks):
     def path(self) -> str:
         return os.path.join(_dir("CODEX_HOME", ".codex"), "hooks.json")
 
-    def handler(self, start: str) -> dict:
-        return {**super().handler(start), "statusMessage": "gatekeep"}
+    def handler(self, start: str, previous: list[dict]) -> dict:
+        return {**super().handler(start, previous), "statusMessage": "gatekeep"}
 
 
 class Gemini(JsonHooks):
@@ -146,7 +153,7 @@ class Gemini(JsonHooks):
     def path(self) -> str:
         return os.path.join(home(), ".gemini", "settings.json")
 
-    def handler(self, start: str) -> dict:
+    def handler(self, start: str, previous: list[dict]) -> dict:
         milliseconds = TIMEOUT_SECONDS * 1000  # Gemini CLI's unit
         return {"type": "command", "name": "gatekeep", "command": self.command(start), "timeout": milliseconds}
 
@@ -168,7 +175,7 @@ class Cursor(Setup):
         kept = [h for h in handlers if not (isinstance(h, dict) and self.ours(h.get("command")))]
         if not remove:
             kept.append({"command": self.command(start), "failClosed": True})
-        return _dump(_put(settings, self.event, kept))
+        return _dump(_put(settings, self.event, kept), self.path())
 
 
 class Copilot(Setup):
@@ -186,7 +193,7 @@ class Copilot(Setup):
         if remove:
             return None
         handler = {"type": "command", "bash": self.command(start), "timeoutSec": TIMEOUT_SECONDS}
-        return _dump({"version": 1, "hooks": {"preToolUse": [handler]}})
+        return _dump({"version": 1, "hooks": {"preToolUse": [handler]}}, self.path())
 
 
 class OpenCode(Setup):
@@ -262,7 +269,14 @@ def _put(settings: dict, event: str, entries: list) -> dict:
     return settings
 
 
-def _dump(value: dict) -> str:
+def _dump(value: dict, path: str) -> str:
+    """The settings as JSON text that every host reads: no NaN or Infinity (`1e400` reads as
+    Infinity), nothing that is not UTF-8 (an escaped lone surrogate); else nothing is written."""
     import json
 
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text.encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as e:  # UnicodeEncodeError is a ValueError too
+        raise FatalError(f"{path} holds a value JSON cannot write back ({e}); nothing changed") from None
+    return text

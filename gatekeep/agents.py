@@ -44,12 +44,19 @@ class BadEvent(FatalError):
 class Call:
     """One command an agent is about to run: the tool's name as the host gives it, the command,
     the absolute directory it runs in, the session it belongs to, and the shell that reads it:
-    "sh" for the POSIX shells gatekeep understands, else the shell's name (PowerShell)."""
+    "sh" for the POSIX shells gatekeep understands, else the shell's name (PowerShell).
 
-    __slots__ = ("tool", "command", "cwd", "session", "shell")
+    `also`: other directories it may run in, where which one the host uses depends on its
+    version (the command is decided in each, and the strictest verdict counts). `cannot_ask`:
+    why this call's host will not ask its user, though the host can (Claude Code's
+    permission modes that skip or auto-approve asks), or None."""
+
+    __slots__ = ("tool", "command", "cwd", "session", "shell", "also", "cannot_ask")
 
     def __init__(self, tool: str, command: str, cwd: str, session: str | None, shell: str = "sh") -> None:
         self.tool, self.command, self.cwd, self.session, self.shell = tool, command, cwd, session, shell
+        self.also: tuple[str, ...] = ()
+        self.cannot_ask: str | None = None
 
 
 class Answer:
@@ -96,6 +103,7 @@ class Claude(Host):
     name, title, asks = "claude", "Claude Code", True
     fail_with_answer = False  # exit 2 blocks and shows stderr; stdout is not read
     SHELL_TOOLS = {"Bash": "sh", "Monitor": "sh", "PowerShell": "PowerShell"}
+    ASKING_MODES = ("default", "acceptEdits", "plan")  # where Claude Code shows its permission prompt
 
     def read(self, event: dict) -> Call | None:
         _expect(event, "hook_event_name", "PreToolUse")
@@ -106,7 +114,11 @@ class Claude(Host):
         if tool == "Monitor" and tool_input.get("command") is None:
             return None  # a Monitor that watches a socket runs no command
         command = _command(tool_input.get("command"), "tool_input.command")
-        return Call(tool, command, _cwd(event.get("cwd")), _session(event, "session_id"), self.SHELL_TOOLS[tool])
+        call = Call(tool, command, _cwd(event.get("cwd")), _session(event, "session_id"), self.SHELL_TOOLS[tool])
+        mode = event.get("permission_mode")
+        if mode not in self.ASKING_MODES:  # bypassPermissions, auto, dontAsk...: an "ask" may not be asked
+            call.cannot_ask = f"Claude Code may not ask in permission mode {visible(repr(mode))[:40]}"
+        return call
 
     def answer(self, decision: str, reason: str) -> Answer:
         output = {"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
@@ -147,7 +159,10 @@ class Gemini(Host):
         tool_input = _object(event, "tool_input")
         command = _command(tool_input.get("command"), "tool_input.command")
         cwd = _cwd(event.get("cwd"), tool_input.get("dir_path"), "tool_input.dir_path")
-        return Call(tool, command, cwd, _session(event, "session_id"))
+        call = Call(tool, command, cwd, _session(event, "session_id"))
+        if tool_input.get("directory") is not None:  # the parameter's name before dir_path
+            call.also = (_cwd(event.get("cwd"), tool_input.get("directory"), "tool_input.directory"),)
+        return call
 
     def answer(self, decision: str, reason: str) -> Answer:
         if decision == "allow":
@@ -229,7 +244,10 @@ class OpenCode(Host):
         args = _object(event, "args")
         command = _command(args.get("command"), "args.command")
         cwd = _cwd(event.get("directory"), args.get("workdir"), "args.workdir")
-        return Call(tool, command, cwd, _session(event, "sessionID"))
+        call = Call(tool, command, cwd, _session(event, "sessionID"))
+        if args.get("workdir"):  # older versions' bash tool has no workdir and runs in the project
+            call.also = (_cwd(event.get("directory")),)
+        return call
 
     def answer(self, decision: str, reason: str) -> Answer:
         output = _json({"decision": decision, "reason": reason})

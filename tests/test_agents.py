@@ -340,6 +340,32 @@ def test_a_shell_gatekeep_cannot_read_is_asked_about_or_denied(agent, data, host
     assert audit.read_last(str(audit_log), 1)[0]["decision"] == "ask"
 
 
+@pytest.mark.parametrize("mode", ["bypassPermissions", "auto", "dontAsk", None])
+def test_claude_permission_modes_that_may_not_ask_get_a_deny_instead(mode, tmp_path):
+    """An ask in bypassPermissions was approved without a word (before 2.1.233), and reportedly
+    still is in auto mode: there, and in modes gatekeep does not know, what would be asked is denied."""
+    data = claude_event("npm run build", str(tmp_path), permission_mode=mode)
+    if mode is None:
+        del data["permission_mode"]
+    result = hook("claude", data)
+    assert result.host_does == BLOCK and "Claude Code may not ask in permission mode" in result.stdout, result
+    for asking in ("default", "acceptEdits", "plan"):
+        assert hook("claude", claude_event("npm run build", str(tmp_path), permission_mode=asking)).host_does == ASK
+
+
+def test_a_directory_the_host_may_or_may_not_use_is_decided_both_ways(tmp_path):
+    """OpenCode's bash tool took `workdir` only in later versions, Gemini CLI's called it `directory`
+    before `dir_path`: the command is decided in each directory it may run in, the strictest counts."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    write(project / ".gatekeep.yaml", "rules:\n  deny: ['cat *']\n")
+    elsewhere.mkdir()
+    opencode = opencode_event("cat notes", str(project), args={"command": "cat notes", "workdir": str(elsewhere)})
+    assert hook("opencode", opencode).host_does == BLOCK
+    gemini = gemini_event("cat notes", str(elsewhere), tool_input={"command": "cat notes", "directory": "../project"})
+    assert hook("gemini", gemini).host_does == BLOCK
+    assert hook("gemini", gemini_event("cat notes", str(elsewhere))).host_does == RUN
+
+
 def test_claudes_monitor_tool_is_gated_like_bash(tmp_path):
     data = claude_event(tool_name="Monitor", tool_input={"command": "rm -rf ~", "persistent": True})
     assert hook("claude", data).host_does == BLOCK
@@ -472,6 +498,21 @@ def test_a_missing_interpreter_blocks_through_the_installed_command(agent, tmp_p
     assert bare.code == 127 and bare.host_does == BARE_COMMAND_MISSING[agent], bare
     wrapped = Result(agent, _run_through_shell(SETUPS[agent].command(gone), event))
     assert wrapped.host_does == BLOCK, wrapped
+
+
+LOGIN_SHELLS = [shell for shell in ("sh", "bash", "zsh", "fish") if shutil.which(shell)]
+
+
+@pytest.mark.parametrize("shell", LOGIN_SHELLS)
+@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "cursor"])
+def test_a_hook_killed_by_a_signal_blocks_whatever_the_login_shell(agent, shell, tmp_path):
+    """Codex runs the entry with $SHELL -lc; zsh says nothing when a command is killed, and an exit 2
+    with nothing on stderr is a failed hook to Codex: the entry's own line must be there."""
+    killed = shlex.join(["/bin/sh", "-c", "kill -9 $$"])
+    command = SETUPS[agent].command(killed)
+    process = subprocess.run([shell, "-c", command], input=b"{}", capture_output=True, timeout=60)
+    result = Result(agent, process)
+    assert result.code == 2 and "gatekeep: blocked" in result.stderr and result.host_does == BLOCK, result
 
 
 @pytest.mark.parametrize("agent", list(BARE_COMMAND_MISSING))

@@ -141,7 +141,8 @@ def test_each_agent_gets_the_entry_its_host_documents(isolated_home, agent):
     handler = entry["hooks"][0] if "hooks" in entry else entry
     found = {**{k: v for k, v in entry.items() if k != "hooks"}, **handler}
     command = found.pop("bash" if agent == "copilot" else "command")
-    assert command.endswith(f"agent-hook {agent} || exit 2") or agent == "copilot"
+    assert command.endswith(f"agent-hook {agent} || {agent_setup.BLOCK_ON_FAILURE}") or agent == "copilot"
+    assert command.endswith("exit 2'") or agent == "copilot"
     assert {k: v for k, v in found.items() if k in expected} == expected
     assert settings.get("version", 1) == 1
 
@@ -216,3 +217,42 @@ def test_install_takes_one_shell_or_one_agent(capsys, args):
 def test_codex_install_says_the_hook_must_be_trusted(isolated_home, capsys):
     assert main(["install", "--agent", "codex"]) == 0
     assert "/hooks" in capsys.readouterr().out
+
+
+def test_a_symlinked_settings_file_is_written_through_the_link(isolated_home, tmp_path):
+    """Settings kept in a dotfiles repository stay there: the link is kept, its target changes."""
+    target = tmp_path / "dotfiles" / "claude-settings.json"
+    target.parent.mkdir()
+    target.write_text('{"model": "opus"}')
+    link = agent_file(isolated_home, "claude")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    assert main(["install", "--agent", "claude"]) == 0
+    assert link.is_symlink() and "agent-hook claude" in target.read_text()
+    assert main(["install", "--shell", "bash"]) == 0  # the rc file the same way
+    rc_target = tmp_path / "dotfiles" / "bashrc"
+    rc_target.write_text("# mine\n")
+    (isolated_home / ".bashrc").unlink()
+    (isolated_home / ".bashrc").symlink_to(rc_target)
+    assert main(["install", "--shell", "bash"]) == 0
+    assert (isolated_home / ".bashrc").is_symlink() and "# >>> gatekeep >>>" in rc_target.read_text()
+
+
+@pytest.mark.parametrize("text", ['{"timeout": 1e400}', '{"note": "\\udcff"}', b'{"note": "\xff"}'])
+def test_settings_that_json_cannot_write_back_are_left_alone(isolated_home, capsys, text):
+    path = agent_file(isolated_home, "codex")
+    path.parent.mkdir(parents=True)
+    data = text if isinstance(text, bytes) else text.encode()
+    path.write_bytes(data)
+    assert main(["install", "--agent", "codex"]) == 2
+    assert "cannot write back" in capsys.readouterr().err
+    assert path.read_bytes() == data
+
+
+def test_claudes_on_failure_is_kept_when_claude_is_not_on_path_this_time(isolated_home, monkeypatch):
+    monkeypatch.setattr(agent_setup, "claude_version", lambda: (2, 1, 330))
+    assert main(["install", "--agent", "claude"]) == 0
+    monkeypatch.setattr(agent_setup, "claude_version", lambda: None)
+    assert main(["install", "--agent", "claude"]) == 0
+    handler = json.loads(agent_file(isolated_home, "claude").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert handler["onFailure"] == "block"

@@ -67,17 +67,22 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
     paths = get_paths()
     record = new_record(call.command, call.cwd, None)
     record.update(agent=host.name, session_id=call.session, tool=call.tool)
-    try:
-        policy = load_policy(paths, policy_file, call.cwd)
+    try:  # the policy of each directory the command may run in (its project's file)
+        policies = [load_policy(paths, policy_file, cwd) for cwd in (call.cwd, *call.also)]
     except PolicyError as e:
         record_broken_policy(paths.audit_log, record, e)
         raise
+    policy = policies[0]
     if call.shell == "sh":
-        verdict = evaluate(call.command, policy, call.cwd)
+        verdicts = [evaluate(call.command, p, cwd) for p, cwd in zip(policies, (call.cwd, *call.also))]
+        strictest = max(range(len(verdicts)), key=lambda i: STRICTNESS[verdicts[i].decision])  # the first such
+        verdict, policy = verdicts[strictest], policies[strictest]
         decision, reason, rule, suggestions = verdict.decision, verdict.reason, verdict.rule, verdict.suggestions
     else:
         decision, reason, rule, suggestions = "ask", f"gatekeep cannot read {call.shell} commands", None, ()
-    outcome = decision if decision != "ask" or host.asks else "deny"
+    cannot_ask = None if host.asks else f"{host.title} cannot ask for it"
+    cannot_ask = cannot_ask or call.cannot_ask
+    outcome = "deny" if decision == "ask" and cannot_ask else decision
     record.update(
         decision=decision,
         outcome=outcome,
@@ -90,17 +95,21 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
     )
     save_record(paths.audit_log, record, policy.syslog)
     errors = [layer.error for layer in policy.layers if layer.error]
-    return host.answer(outcome, explain(host, decision, reason, suggestions, errors))
+    return host.answer(outcome, explain(decision, reason, suggestions, errors, cannot_ask))
 
 
 HEADLINES = {"allow": "gatekeep", "ask": "gatekeep: needs approval", "deny": "gatekeep: blocked (deny)"}
+STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 
-def explain(host: Host, decision: str, reason: str, suggestions: tuple[str, ...], errors: list[str]) -> str:
-    """One line for the agent (deny) or for the user's prompt (ask), with the rule that would allow it."""
+def explain(
+    decision: str, reason: str, suggestions: tuple[str, ...], errors: list[str], cannot_ask: str | None = None
+) -> str:
+    """One line for the agent (deny) or for the user's prompt (ask), with the rule that would allow it;
+    `cannot_ask`: why an ask is answered deny instead."""
     headline = HEADLINES[decision]
-    if decision == "ask" and not host.asks:
-        headline = f"gatekeep: blocked, as it needs approval and {host.title} cannot ask for it"
+    if decision == "ask" and cannot_ask:
+        headline = f"gatekeep: blocked, as it needs approval and {cannot_ask}"
     text = f"{headline}: {reason}"
     for error in errors:
         text += f"; {error}; every line asks until it is fixed"

@@ -128,7 +128,8 @@ def _read(path: Path) -> str:
 
 
 def _write(path: Path, text: str) -> None:
+    """Replace the file a link points to, not the link (rc files and settings kept in a dotfiles repository)."""
     try:
-        write_atomic(path, text.encode("utf-8", "surrogateescape"), new_mode=0o644)
+        write_atomic(os.path.realpath(path), text.encode("utf-8", "surrogateescape"), new_mode=0o644)
     except OSError as e:
         raise FatalError(f"cannot write {path} ({e.strerror or e}); nothing changed") from None
