@@ -31,7 +31,7 @@ from gatekeep.display import visible
 from gatekeep.errors import EXIT_ERROR, FatalError, PolicyError
 from gatekeep.gate import evaluate
 from gatekeep.paths import get_paths
-from gatekeep.policy import load_policy
+from gatekeep.policy import STRICTNESS, load_policy
 
 DEADLINE_SECONDS = 10.0  # under the 30 s hook timeout `gatekeep install --agent` writes
 MAX_EVENT_BYTES = 4 << 20  # far above any command a host sends; past it, a hostile or broken event
@@ -67,16 +67,16 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
     paths = get_paths()
     record = new_record(call.command, call.cwd, None)
     record.update(agent=host.name, session_id=call.session, tool=call.tool)
+    directories = (call.cwd, *call.also)
     try:  # the policy of each directory the command may run in (its project's file)
-        policies = [load_policy(paths, policy_file, cwd) for cwd in (call.cwd, *call.also)]
+        policies = [load_policy(paths, policy_file, cwd) for cwd in directories]
     except PolicyError as e:
         record_broken_policy(paths.audit_log, record, e)
         raise
     policy = policies[0]
     if call.shell == "sh":
-        verdicts = [evaluate(call.command, p, cwd) for p, cwd in zip(policies, (call.cwd, *call.also))]
-        strictest = max(range(len(verdicts)), key=lambda i: STRICTNESS[verdicts[i].decision])  # the first such
-        verdict, policy = verdicts[strictest], policies[strictest]
+        judged = [(evaluate(call.command, p, cwd), p) for p, cwd in zip(policies, directories)]
+        verdict, policy = max(judged, key=lambda pair: STRICTNESS[pair[0].decision])  # the first of the strictest
         decision, reason, rule, suggestions = verdict.decision, verdict.reason, verdict.rule, verdict.suggestions
     else:
         decision, reason, rule, suggestions = "ask", f"gatekeep cannot read {call.shell} commands", None, ()
@@ -99,7 +99,6 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
 
 
 HEADLINES = {"allow": "gatekeep", "ask": "gatekeep: needs approval", "deny": "gatekeep: blocked (deny)"}
-STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 
 def explain(
