@@ -39,6 +39,7 @@ import subprocess
 from gatekeep.agents import HOSTS
 from gatekeep.errors import FatalError
 from gatekeep.jsontext import loads
+from gatekeep.paths import absolute_env, expand_home
 
 TIMEOUT_SECONDS = 30
 CLAUDE_ON_FAILURE = (2, 1, 295)  # the first Claude Code that reads "onFailure"
@@ -49,12 +50,9 @@ BLOCK_ON_FAILURE = "/bin/sh -c 'echo \"gatekeep: blocked (no reason above? run: 
 COPILOT_FALLBACK = '{"permissionDecision":"deny","permissionDecisionReason":"gatekeep could not run; blocked"}'
 
 
-def home() -> str:
-    return os.path.expanduser(os.environ.get("HOME") or "~")
-
-
 def _dir(variable: str, default: str) -> str:
-    return os.environ.get(variable) or os.path.join(home(), default)
+    """$variable when it is an absolute path, else `default` under the home directory."""
+    return absolute_env(variable) or expand_home(default)
 
 
 class Setup:
@@ -62,6 +60,7 @@ class Setup:
 
     name = ""
     notes: tuple[str, ...] = ()  # what the user must still do, said after an install
+    on_failure = BLOCK_ON_FAILURE  # the shell words after `||`: what the host reads as a block
 
     @property
     def title(self) -> str:
@@ -70,18 +69,19 @@ class Setup:
     def path(self) -> str:
         raise NotImplementedError
 
-    def render(self, current: str | None, start: str, remove: bool) -> str | None:
-        """The file's new text (None: delete it) from its `current` text (None: there is none)."""
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        """The file's new text (None: delete it) from its `current` text (None: there is none);
+        `start` is how gatekeep is started (self.start())."""
         raise NotImplementedError
 
-    def command(self, start: str) -> str:
-        return f"{start} agent-hook {self.name} || {BLOCK_ON_FAILURE}"
+    def command(self, start: list[str]) -> str:
+        return f"{shlex.join(start)} agent-hook {self.name} || {self.on_failure}"
 
-    def start(self) -> str:
+    def start(self) -> list[str]:
         """How the host starts gatekeep (without the `agent-hook NAME` words)."""
-        from gatekeep.commands.hook import hook_command
+        from gatekeep.commands.hook import hook_argv
 
-        return hook_command(f"run: gatekeep install --agent {self.name}")
+        return hook_argv(f"run: gatekeep install --agent {self.name}")
 
     def ours(self, command: object) -> bool:
         return isinstance(command, str) and f"agent-hook {self.name}" in command
@@ -93,11 +93,11 @@ class JsonHooks(Setup):
 
     event = matcher = ""
 
-    def handler(self, start: str, previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
         """gatekeep's handler; `previous`: the ones an earlier install wrote."""
         return {"type": "command", "command": self.command(start), "timeout": TIMEOUT_SECONDS}
 
-    def render(self, current: str | None, start: str, remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
         settings = _json_object(current, self.path())
         groups = _list(_object(settings, "hooks", self.path()), self.event, self.path())
         kept, previous = [], []
@@ -119,13 +119,13 @@ class Claude(JsonHooks):
     name, event, matcher = "claude", "PreToolUse", "Bash|Monitor|PowerShell"
 
     def path(self) -> str:
-        return os.path.join(_dir("CLAUDE_CONFIG_DIR", ".claude"), "settings.json")
+        return os.path.join(_dir("CLAUDE_CONFIG_DIR", "~/.claude"), "settings.json")
 
     def ours(self, command: object) -> bool:
         older = isinstance(command, str) and "gatekeep" in command and "claude-hook" in command  # README's before
         return older or super().ours(command)
 
-    def handler(self, start: str, previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
         handler = super().handler(start, previous)
         kept = any(h.get("onFailure") == "block" for h in previous)  # `claude` may be off PATH this time
         if kept or (claude_version() or ()) >= CLAUDE_ON_FAILURE:
@@ -141,9 +141,9 @@ class Codex(JsonHooks):
     )
 
     def path(self) -> str:
-        return os.path.join(_dir("CODEX_HOME", ".codex"), "hooks.json")
+        return os.path.join(_dir("CODEX_HOME", "~/.codex"), "hooks.json")
 
-    def handler(self, start: str, previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
         return {**super().handler(start, previous), "statusMessage": "gatekeep"}
 
 
@@ -151,9 +151,9 @@ class Gemini(JsonHooks):
     name, event, matcher = "gemini", "BeforeTool", "^run_shell_command$"
 
     def path(self) -> str:
-        return os.path.join(home(), ".gemini", "settings.json")
+        return expand_home("~/.gemini/settings.json")
 
-    def handler(self, start: str, previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
         milliseconds = TIMEOUT_SECONDS * 1000  # Gemini CLI's unit
         return {"type": "command", "name": "gatekeep", "command": self.command(start), "timeout": milliseconds}
 
@@ -164,9 +164,9 @@ class Cursor(Setup):
     name, event = "cursor", "beforeShellExecution"
 
     def path(self) -> str:
-        return os.path.join(home(), ".cursor", "hooks.json")
+        return expand_home("~/.cursor/hooks.json")
 
-    def render(self, current: str | None, start: str, remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
         settings = _json_object(current, self.path())
         version = settings.setdefault("version", 1)
         if version != 1:
@@ -182,14 +182,12 @@ class Copilot(Setup):
     """A hooks file of gatekeep's own in Copilot CLI's user hooks directory."""
 
     name = "copilot"
+    on_failure = f"echo {shlex.quote(COPILOT_FALLBACK)}"  # a failing hook is skipped: say deny instead
 
     def path(self) -> str:
-        return os.path.join(_dir("COPILOT_HOME", ".copilot"), "hooks", "gatekeep.json")
+        return os.path.join(_dir("COPILOT_HOME", "~/.copilot"), "hooks", "gatekeep.json")
 
-    def command(self, start: str) -> str:
-        return f"{start} agent-hook {self.name} || echo {shlex.quote(COPILOT_FALLBACK)}"
-
-    def render(self, current: str | None, start: str, remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
         if remove:
             return None
         handler = {"type": "command", "bash": self.command(start), "timeoutSec": TIMEOUT_SECONDS}
@@ -203,16 +201,16 @@ class OpenCode(Setup):
     notes = ("OpenCode loads plugins when it starts: restart it.",)
 
     def path(self) -> str:
-        return os.path.join(_dir("XDG_CONFIG_HOME", ".config"), "opencode", "plugins", "gatekeep.js")
+        return os.path.join(_dir("XDG_CONFIG_HOME", "~/.config"), "opencode", "plugins", "gatekeep.js")
 
-    def render(self, current: str | None, start: str, remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
         if remove:
             return None
         from gatekeep import jsontext, resources
 
         with open(os.path.join(resources.data_dir("agents"), "opencode.js"), encoding="utf-8") as f:
             template = f.read()
-        return template.replace("__GATEKEEP_ARGV__", jsontext.dumps(shlex.split(start)))
+        return template.replace("__GATEKEEP_ARGV__", jsontext.dumps(start))
 
 
 SETUPS: dict[str, Setup] = {s.name: s for s in (Claude(), Codex(), Gemini(), Cursor(), Copilot(), OpenCode())}

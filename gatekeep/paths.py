@@ -125,17 +125,18 @@ def user_dirs(app: str = "gatekeep") -> tuple[str, str]:
     else:
         config_default, state_default = "~/.config", "~/.local/state"
     return (
-        os.path.join(_xdg_dir("XDG_CONFIG_HOME") or _expand_home(config_default), app),
-        os.path.join(_xdg_dir("XDG_STATE_HOME") or _expand_home(state_default), app),
+        os.path.join(absolute_env("XDG_CONFIG_HOME") or expand_home(config_default), app),
+        os.path.join(absolute_env("XDG_STATE_HOME") or expand_home(state_default), app),
     )
 
 
-def _xdg_dir(variable: str) -> str | None:
+def absolute_env(variable: str) -> str | None:
+    """The directory an environment variable names, if it names it by an absolute path."""
     path = os.environ.get(variable, "")
     return path if path.startswith("/") else None
 
 
-def _expand_home(path: str) -> str:
+def expand_home(path: str) -> str:
     """`~/...` under the home directory: $HOME when it is absolute, else the password database's."""
     home = os.environ.get("HOME", "")
     if not home.startswith("/"):

@@ -492,9 +492,9 @@ def _run_through_shell(command: str, event: dict) -> subprocess.CompletedProcess
 
 @pytest.mark.parametrize("agent", list(BARE_COMMAND_MISSING))
 def test_a_missing_interpreter_blocks_through_the_installed_command(agent, tmp_path):
-    gone = shlex.join([str(tmp_path / "venv-removed" / "python3"), "-I", "-S", "-c", "pass"])
+    gone = [str(tmp_path / "venv-removed" / "python3"), "-I", "-S", "-c", "pass"]
     event = EVENTS[agent]("git status", str(tmp_path))
-    bare = Result(agent, _run_through_shell(f"{gone} agent-hook {agent}", event))
+    bare = Result(agent, _run_through_shell(f"{shlex.join(gone)} agent-hook {agent}", event))
     assert bare.code == 127 and bare.host_does == BARE_COMMAND_MISSING[agent], bare
     wrapped = Result(agent, _run_through_shell(SETUPS[agent].command(gone), event))
     assert wrapped.host_does == BLOCK, wrapped
@@ -508,7 +508,7 @@ LOGIN_SHELLS = [shell for shell in ("sh", "bash", "zsh", "fish") if shutil.which
 def test_a_hook_killed_by_a_signal_blocks_whatever_the_login_shell(agent, shell, tmp_path):
     """Codex runs the entry with $SHELL -lc; zsh says nothing when a command is killed, and an exit 2
     with nothing on stderr is a failed hook to Codex: the entry's own line must be there."""
-    killed = shlex.join(["/bin/sh", "-c", "kill -9 $$"])
+    killed = ["/bin/sh", "-c", "kill -9 $$"]
     command = SETUPS[agent].command(killed)
     process = subprocess.run([shell, "-c", command], input=b"{}", capture_output=True, timeout=60)
     result = Result(agent, process)

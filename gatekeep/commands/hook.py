@@ -38,9 +38,14 @@ SHELL_REINSTALL = "open a new shell (or one without the hook: bash --norc, zsh -
 
 
 def hook_command(after_reinstall: str = SHELL_REINSTALL) -> str:
-    """How the hooks start gatekeep, as shell words; `after_reinstall` says how to load it again.
+    """How the hooks start gatekeep, as shell words (hook_argv, quoted)."""
+    return shlex.join(hook_argv(after_reinstall))
 
-    The code has no single quote, so the shell words stay one plain '...' (agents' settings show them)."""
+
+def hook_argv(after_reinstall: str = SHELL_REINSTALL) -> list[str]:
+    """How the hooks start gatekeep: this interpreter and its arguments; `after_reinstall` says how to
+    load the hook again. The code has no single quote, so as shell words it stays one plain '...'
+    (agents' settings show it)."""
     dirs = jsontext.dumps(import_dirs())  # JSON strings are Python str literals: no single quote
     code = (
         f"import sys; sys.path += {dirs}\n"
@@ -49,7 +54,7 @@ def hook_command(after_reinstall: str = SHELL_REINSTALL) -> str:
         f"blocked. Reinstall it, then {after_reinstall}\")\n"
         "sys.exit(main())"
     )
-    return shlex.join([sys.executable, "-I", "-S", "-c", code])
+    return [sys.executable, "-I", "-S", "-c", code]
 
 
 def import_dirs() -> list[str]:

@@ -21,6 +21,7 @@ import click
 
 from gatekeep.atomic import write_atomic
 from gatekeep.errors import EXIT_ALLOW, FatalError
+from gatekeep.paths import expand_home
 
 BEGIN = "# >>> gatekeep >>>"
 END = "# <<< gatekeep <<<"
@@ -28,7 +29,7 @@ _BLOCK = re.compile(rf"\n*{re.escape(BEGIN)}\n.*?{re.escape(END)}\n?", re.DOTALL
 
 
 def rc_file(shell: str) -> Path:
-    home = Path(os.environ.get("HOME", "~")).expanduser()
+    home = Path(expand_home("~"))
     if shell == "zsh":
         return Path(os.environ.get("ZDOTDIR") or home) / ".zshrc"
     return home / ".bashrc"

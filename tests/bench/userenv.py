@@ -16,7 +16,6 @@ the min, median and max of its samples' ratios.
 from __future__ import annotations
 
 import os
-import shlex
 import statistics
 import subprocess
 import sys
@@ -58,9 +57,9 @@ def gatekeep_executable() -> str:
 
 def hook_argv() -> list[str]:
     """How the shell hooks start gatekeep (`python -I -S -c …`, commands/hook.py)."""
-    from gatekeep.commands.hook import hook_command
+    from gatekeep.commands.hook import hook_argv
 
-    return shlex.split(hook_command())
+    return hook_argv()
 
 
 def check_argv(line: str, hook: bool = True) -> list[str]:
