@@ -1,11 +1,16 @@
-"""The arity table: how many words form a command's name (`npm run build`, `git commit`).
+"""The arity table: which words form a command's name (`npm run build`, `git commit`).
 
 The table is data, in the top-level `arity/*.toml` files (see resources.py):
-`[arity]` maps a command prefix to a word count, `[value-options]` lists, per
-tool, the options whose value is the next word (`git -C dir`, `kubectl -n ns`),
-and `[flags.NAME]` (in flags.toml) the spellings of one option, for
-flag-equivalent deny rules (see match.py).
-Flags never count as words; the longest prefix found decides.
+- `[arity]` maps a command prefix to how many words its names have (`aws` = 3:
+  `aws ec2 describe-instances`), with an example and the name it must get;
+- `[subcommands]` maps a prefix to every word that may follow it in a name
+  (`bun = ["add", "install", ...]`); a word it does not list is a value, and
+  `[]` says the tool has no subcommands (`pgrep = []`);
+- `[value-options]` lists, per tool or prefix, the options whose value is the
+  next word (`git -C dir`, `kubectl -n ns`, `"docker run" = ["-e", ...]`);
+- `[flags.NAME]` (in flags.toml) the spellings of one option, for
+  flag-equivalent deny rules (see match.py).
+Options and values never become words of a name (ArityTable says how a name is walked).
 """
 
 from __future__ import annotations
@@ -13,76 +18,144 @@ from __future__ import annotations
 import os
 
 from gatekeep import resources
-from gatekeep.lazyre import lazy
 from gatekeep.records import cached_property
 
-# For a tool the table does not know, the word right after it joins the name
-# when it looks like a subcommand: lower-case letters, digits and dashes, and no
-# option before it. Paths, files (a dot), URLs, numbers and option values do
-# not. Erring towards the longer name keeps `tool *` from swallowing the
-# tool's other subcommands; measured by tests/bench/bench_names.py.
-_SUBCOMMAND = lazy(r"[a-z][a-z0-9-]*")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UNKNOWN_TOOL_CHARS = _LOWER | frozenset("0123456789-")
+_NAME_CHARS = _UNKNOWN_TOOL_CHARS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_:,")
+# a closed list's word after an option that may take a value is skipped as that value at most
+# this often (`resolvectl --legend no --type MX query`); then the name ends
+_MAX_SKIPPED = 3
+_MAX_NAME_WORDS = 8
+
+
+def looks_like_subcommand(word: str) -> bool:
+    """For a tool the data does not know: lower-case letters, digits and dashes, starting with a
+    letter (`deploy`, `get-pods`). Paths, files (a dot), URLs, numbers, e-mail addresses,
+    host:port pairs, assignments and upper-case words (`INFO`, `PATCH`) are values."""
+    return word[:1] in _LOWER and set(word) <= _UNKNOWN_TOOL_CHARS
+
+
+def looks_like_name_word(word: str) -> bool:
+    """For a place the data opens to any name word (`npm run SCRIPT`, `kubectl get TYPE`): as
+    looks_like_subcommand, and also camelCase (`assembleRelease`), `_`, and `:`- or `,`-joined
+    parts that each start with a letter (`exec:java`, `deploy,svc`, gradle's `:app:build`;
+    `localhost:8080` is a value)."""
+    if word[:1] not in _LOWER and not (word[:1] == ":" and word[1:2] in _LOWER) or not set(word) <= _NAME_CHARS:
+        return False
+    parts = [part for chunk in word.split(",") for part in chunk.split(":")]
+    return all(part[:1].isalpha() for part in parts[word.startswith(":") :])
 
 
 class ArityTable:
-    """The merged arity/*.toml data, and the naming rules that read it."""
+    """The merged arity/*.toml data, and the naming rules that read it.
+
+    A name is walked word by word from the tool. At each prefix (`git`, `git stash`) the next
+    operand joins the name when:
+    - the prefix lists its subcommands (`[subcommands]`, or other entries that extend it) and
+      the word is one of them; with a `[subcommands]` list no other word ever joins;
+    - the prefix has no such list, its arity (that of the longest prefix in `[arity]`) asks for
+      more words, and the word looks like a name word (looks_like_name_word: a value does not);
+    - the data does not know the tool at all, the word comes right after the tool, nothing
+      else has joined, and it looks like a subcommand (looks_like_subcommand).
+    Options are read as options.py reads them, with the value options the data gives for the
+    tool and its subcommands. Under a closed list, a word that is not listed but follows an
+    option that may take a value is skipped as that value (at most _MAX_SKIPPED times).
+    """
 
     def __init__(
-        self, arity: dict[str, int], value_options: dict[str, frozenset[str]], flag_aliases: dict[str, dict[str, str]]
+        self,
+        arity: dict[str, int],
+        value_options: dict[str, frozenset[str]],
+        flag_aliases: dict[str, dict[str, str]],
+        subcommands: dict[str, frozenset[str]] | None = None,
     ) -> None:
         self.arity = arity
         self.value_options = value_options
         self.flag_aliases = flag_aliases  # command name -> option spelling -> canonical spelling
+        self.subcommands = subcommands or {}  # prefix -> the only words that may follow it in a name
+        self._specs: dict = {}
 
-    def positional(self, argv: list[str]) -> list[int]:
-        """Indexes of the tool and its non-option words; each value option's value is skipped."""
+    def name_indexes(self, argv: list[str]) -> list[int]:
+        """The indexes in argv of the words of the command's name, the tool's first."""
+        return self.walk(argv)[0]
+
+    def walk(self, argv: list[str]) -> tuple[list[int], bool]:
+        """The indexes of the name's words, and whether the name is short: a place the data
+        opens to a name word (`npm run SCRIPT`) holds a value there (`npm run 'x | sh'`,
+        `bun run src/index.ts`), so `tool sub *` would stand for every name word at once."""
+        if not argv:
+            return [], False
+        from gatekeep.options import next_operand
+
         tool = argv[0].rsplit("/", 1)[-1]
-        takes_value = self.value_options.get(tool, frozenset())
-        found, i = [0], 1
-        while i < len(argv):
-            word = argv[i]
-            if word == "--":
-                found.extend(range(i + 1, len(argv)))
+        prefix, found, i, skipped = tool, [0], 1, 0
+        known = tool in self.tools
+        while i < len(argv) and len(found) < _MAX_NAME_WORDS:
+            j, after_option = next_operand(argv, i, self._spec(prefix))
+            if j < 0:
                 break
-            if word.startswith("-") and word != "-":
-                i += 2 if word in takes_value else 1
-                continue
-            found.append(i)
-            i += 1
-        return found
+            word = argv[j]
+            longer = f"{prefix} {word}"
+            closed = self.subcommands.get(prefix)
+            if longer in self.arity or longer in self.subcommands or (closed is not None and word in closed):
+                pass
+            elif closed is not None:
+                if after_option and skipped < _MAX_SKIPPED:  # probably that option's value
+                    skipped += 1
+                    i = j + 1
+                    continue
+                break
+            elif not known:
+                if j == 1 and looks_like_subcommand(word):
+                    found.append(j)
+                break  # one word at most: nothing says the tool nests deeper
+            elif len(found) >= self._count(prefix):
+                break
+            elif not looks_like_name_word(word):
+                return found, True
+            found.append(j)
+            prefix, i = longer, j + 1
+        return found, False
 
     def name_end(self, argv: list[str]) -> int:
         """How many words of argv it takes to reach the last word of the command's name."""
-        if not argv:
-            return 0
-        indexes = self.positional(argv)
-        # no prefix in the table is longer than `longest` words: trying longer ones, each joined
-        # anew, made naming a command of 65,000 words take 20 s (quadratic in its words); the
-        # same lookups, so the same name. (A short command tries all its words without reading
-        # the whole table for `longest`.)
-        longest = len(indexes) if len(indexes) <= 4 else min(len(indexes), self.longest)
-        words = [argv[0].rsplit("/", 1)[-1], *(argv[i] for i in indexes[1:longest])]
+        found = self.name_indexes(argv)
+        return found[-1] + 1 if found else 0
+
+    def name(self, argv: list[str]) -> str:
+        """The command's name: its tool word as typed, then the name's other words (no options, no values)."""
+        return " ".join(argv[i] for i in self.name_indexes(argv))
+
+    def _count(self, prefix: str) -> int:
+        """How many words a name starting with `prefix` has: the arity of its longest prefix in
+        the table, or its own length when only a subcommand list names it."""
+        words = prefix.split(" ")
         for n in range(len(words), 0, -1):
             count = self.arity.get(" ".join(words[:n]))
             if count is not None:
-                return indexes[min(count, len(indexes)) - 1] + 1
-        if len(argv) > 1 and _SUBCOMMAND.fullmatch(argv[1]):
-            return 2
-        return 1
+                return count
+        return len(words)
 
-    @cached_property
-    def longest(self) -> int:
-        """The most words any prefix of the table has."""
-        return max((prefix.count(" ") + 1 for prefix in self.arity), default=1)
+    def _spec(self, prefix: str):
+        """How options are read after `prefix`: the value options of the tool and of each
+        subcommand on the way (`[value-options]` keys may be prefixes: `"docker run"`)."""
+        spec = self._specs.get(prefix)
+        if spec is None:
+            from gatekeep.options import Spec
+
+            words = prefix.split(" ")
+            prefixes = (" ".join(words[:n]) for n in range(1, len(words) + 1))
+            values = frozenset().union(*(self.value_options.get(p, ()) for p in prefixes))
+            long = frozenset(o for o in values if o.startswith("--"))
+            single = frozenset(o for o in values if o.startswith("-") and not o.startswith("--") and len(o) > 2)
+            spec = self._specs[prefix] = Spec(values, frozenset(), long, single)
+        return spec
 
     @cached_property
     def tools(self) -> frozenset[str]:
-        return frozenset(prefix.split(" ", 1)[0] for prefix in self.arity)
-
-    def name(self, argv: list[str]) -> str:
-        """The command's name: its tool word as typed, then the name's other words (no options)."""
-        end = self.name_end(argv)
-        return " ".join(argv[i] for i in self.positional(argv[:end]))
+        """The tools the data knows: every first word of `[arity]` and `[subcommands]`."""
+        return frozenset(prefix.split(" ", 1)[0] for prefix in (*self.arity, *self.subcommands))
 
 
 _table: ArityTable | None = None
@@ -107,15 +180,16 @@ def _load_table() -> ArityTable:
         return _compile(tuple(zip(names, texts, strict=True)))
 
     files = [os.path.join(directory, name) for name in names]
-    return ArityTable(*cached_files(get_paths().cache_dir, "arity-2", files, build))
+    return ArityTable(*cached_files(get_paths().cache_dir, "arity-3", files, build))
 
 
-def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict]:
+def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict, dict]:
     import tomllib
 
     arity: dict[str, int] = {}
     value_options: dict[str, frozenset[str]] = {}
     flag_aliases: dict[str, dict[str, str]] = {}
+    subcommands: dict[str, frozenset[str]] = {}
     for _, text in sources:
         data = tomllib.loads(text)
         for prefix, entry in data.get("arity", {}).items():
@@ -123,4 +197,6 @@ def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict]:
         for tool, options in data.get("value-options", {}).items():
             value_options[tool] = frozenset(options)
         flag_aliases.update(data.get("flags", {}))
-    return arity, value_options, flag_aliases
+        for prefix, words in data.get("subcommands", {}).items():
+            subcommands[prefix] = frozenset(words)
+    return arity, value_options, flag_aliases, subcommands

@@ -357,13 +357,17 @@ def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | N
     It is the allow form up to the last word of the name, then ` *`
     (`git -C sub commit -m x` -> `git -C sub commit *`, `sudo apt-get install -y jq`
     -> `sudo apt-get install *`). Where `tool *` would allow anything the tool
-    can do (an interpreter, rm, curl...), it is the exact command instead.
+    can do (an interpreter, rm, curl...), or a value stands where a name word goes
+    (`bun run src/index.ts`: `bun run *` would run any script), it is the exact command instead.
     """
     if not allow_form or len(inner) > len(allow_form) or tuple(inner) != allow_form[len(allow_form) - len(inner) :]:
         return None  # env -S and the like: the command is not a plain suffix of what allow rules see
     prefix = list(allow_form[: len(allow_form) - len(inner)])
-    end = load_table().name_end(inner)
-    words = allow_form if end == 1 and basename(inner[0]) in TOO_BROAD and len(inner) > 1 else prefix + inner[:end]
+    found, short = load_table().walk(inner)
+    end = found[-1] + 1
+    # a value where a name word goes (`npm run 'x | sh'`): `npm run *` would allow every script
+    too_broad = short or end == 1 and basename(inner[0]) in TOO_BROAD
+    words = allow_form if too_broad and len(inner) > 1 else prefix + inner[:end]
     if any("|" in w for w in words):
         return None  # a pattern would read a quoted `|` as a pipeline: `npm run 'x | sh'` is no `npm run x | sh *`
     return " ".join(_literal(w) for w in words) + ("" if words is allow_form else " *")

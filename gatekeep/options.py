@@ -130,3 +130,47 @@ def long_option(name: str, spec: Spec) -> str:
         return code[0]
     known = [option for option in spec.long if option.startswith(name)]
     return known[0] if len(known) == 1 else name
+
+
+def next_operand(args: list[str], start: int, spec: Spec) -> tuple[int, bool]:
+    """Where the first operand at or after `start` is (-1 if there is none), read as parse() reads
+    options, and whether it comes right after an option that took no value but looks as if it
+    could (`--legend no`, `-o out`: an option the data does not know; see may_take_value)."""
+    options: list[tuple[str, str | None]] = []
+    i = start
+    after = False
+    while i < len(args):
+        word = args[i]
+        if word[:1] != "-" or word == "-":
+            return i, after
+        if word == "--":
+            return (i + 1 if i + 1 < len(args) else -1), False
+        name, equals, value = word.partition("=")
+        if word.startswith("--") and len(word) > 2:
+            last = _whole(long_option(name, spec), equals, value, args, i, spec, options)
+        elif name in spec.single_dash:
+            last = _whole(name, equals, value, args, i, spec, options)
+        else:
+            last = _cluster(args, i, spec, options)
+        if options and options[-1][0] in spec.ends:
+            return -1, False  # the rest is another program's argv
+        after = options[-1][1] is None and may_take_value(word)
+        i = last + 1
+    return -1, False
+
+
+# Long options that never take a value, whatever the tool: the word after one is no value of it.
+_FLAG_WORDS = frozenset(
+    "all force quiet verbose debug help version yes dry-run json recursive global save-dev interactive "
+    "watch silent no-color color list update upgrade".split()
+)
+
+
+def may_take_value(option: str) -> bool:
+    """Whether an option nobody described may take the next word as its value: one letter
+    (`-o out`) or a long option (`--legend no`), but not a cluster of letters (`-la`), a
+    `--no-…` switch or a long option that is a flag everywhere (`--verbose`, `--force`)."""
+    if option.startswith("--"):
+        name = option[2:]
+        return "=" not in name and not name.startswith("no-") and name not in _FLAG_WORDS
+    return len(option) == 2

@@ -64,7 +64,7 @@ def names(line: str) -> list[str]:
     [
         ("npm run build --watch", "npm run build"),
         ("git status -s", "git status"),
-        ("git config --global user.name Ann", "git config user.name"),
+        ("git config --global user.name Ann", "git config"),
         ("touch a b c", "touch"),
         ("git -C dir commit -m x", "git commit"),
         ("pnpm --filter web build", "pnpm build"),
