@@ -60,7 +60,8 @@ class ArityTable:
       else has joined, and it looks like a subcommand (looks_like_subcommand).
     Options are read as options.py reads them, with the value options the data gives for the
     tool and its subcommands. Under a closed list, a word that is not listed but follows an
-    option that may take a value is skipped as that value (at most _MAX_SKIPPED times).
+    option that may take a value is skipped as that value (at most _MAX_SKIPPED times); so is a
+    `+word` right after the tool (`cargo +nightly build`: a toolchain, `chmod +x f`: a mode).
     """
 
     def __init__(
@@ -96,6 +97,10 @@ class ArityTable:
             if j < 0:
                 break
             word = argv[j]
+            if word[:1] == "+" and prefix == tool and skipped < _MAX_SKIPPED:  # `cargo +nightly build`: a toolchain
+                skipped += 1
+                i = j + 1
+                continue
             longer = f"{prefix} {word}"
             closed = self.subcommands.get(prefix)
             if longer in self.arity or longer in self.subcommands or (closed is not None and word in closed):

@@ -26,11 +26,18 @@ GOALS = {"found": 0.99, "leak": 0.002}  # issue 19: at least 99% found, at most 
 
 
 def gatekeep_name(line: str) -> str:
-    from gatekeep.normalize import normalize
+    """The name gatekeep gives the line's outer command (its substitutions come before it), as
+    the gate names it: a shell or wrapper that runs a script (`parallel gzip ::: a b`) is named
+    after the script's first command."""
+    from gatekeep.gate import read_line
     from gatekeep.parse import parse_line
 
     commands = parse_line(line).commands
-    return normalize(commands[-1]).name if commands else ""  # the outer command follows its substitutions
+    if not commands:
+        return ""
+    outer = commands[-1]
+    named = read_line(line, "/")[1]
+    return next(n.name for n in named if n.command.argv == outer.argv and n.command.start == outer.start)
 
 
 def judge(expected: str, got: str) -> tuple[bool, bool]:
