@@ -6,6 +6,8 @@ The table is data, in the top-level `arity/*.toml` files (see resources.py):
 - `[subcommands]` maps a prefix to every word that may follow it in a name
   (`bun = ["add", "install", ...]`); a word it does not list is a value, and
   `[]` says the tool has no subcommands (`pgrep = []`);
+- `[runners]` `names = [...]`: names whose operands are a command they run
+  (`npx`, `poetry run`): an "always" answer then allows the exact line only;
 - `[value-options]` lists, per tool or prefix, the options whose value is the
   next word (`git -C dir`, `kubectl -n ns`, `"docker run" = ["-e", ...]`);
 - `[flags.NAME]` (in flags.toml) the spellings of one option, for
@@ -70,11 +72,13 @@ class ArityTable:
         value_options: dict[str, frozenset[str]],
         flag_aliases: dict[str, dict[str, str]],
         subcommands: dict[str, frozenset[str]] | None = None,
+        runners: frozenset[str] = frozenset(),
     ) -> None:
         self.arity = arity
         self.value_options = value_options
         self.flag_aliases = flag_aliases  # command name -> option spelling -> canonical spelling
         self.subcommands = subcommands or {}  # prefix -> the only words that may follow it in a name
+        self.runners = runners  # names whose operands are a command they run (`npx`, `poetry run`)
         self._specs: dict = {}
 
     def name_indexes(self, argv: list[str]) -> list[int]:
@@ -122,6 +126,12 @@ class ArityTable:
             found.append(j)
             prefix, i = longer, j + 1
         return found, False
+
+    def runs_command(self, argv: list[str], found: list[int]) -> bool:
+        """Whether the name (`found`, from walk) is that of a runner: `poetry run pytest` runs
+        pytest, so `poetry run *` would allow any command at all."""
+        words = [argv[0].rsplit("/", 1)[-1], *(argv[i] for i in found[1:])]
+        return " ".join(words) in self.runners
 
     def name_end(self, argv: list[str]) -> int:
         """How many words of argv it takes to reach the last word of the command's name."""
@@ -185,16 +195,17 @@ def _load_table() -> ArityTable:
         return _compile(tuple(zip(names, texts, strict=True)))
 
     files = [os.path.join(directory, name) for name in names]
-    return ArityTable(*cached_files(get_paths().cache_dir, "arity-3", files, build))
+    return ArityTable(*cached_files(get_paths().cache_dir, "arity-4", files, build))
 
 
-def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict, dict]:
+def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict, dict, frozenset]:
     import tomllib
 
     arity: dict[str, int] = {}
     value_options: dict[str, frozenset[str]] = {}
     flag_aliases: dict[str, dict[str, str]] = {}
     subcommands: dict[str, frozenset[str]] = {}
+    runners: set[str] = set()
     for _, text in sources:
         data = tomllib.loads(text)
         for prefix, entry in data.get("arity", {}).items():
@@ -204,4 +215,5 @@ def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict, di
         flag_aliases.update(data.get("flags", {}))
         for prefix, words in data.get("subcommands", {}).items():
             subcommands[prefix] = frozenset(words)
-    return arity, value_options, flag_aliases, subcommands
+        runners.update(data.get("runners", {}).get("names", ()))
+    return arity, value_options, flag_aliases, subcommands, frozenset(runners)
