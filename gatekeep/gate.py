@@ -13,7 +13,8 @@ from gatekeep.normalize import Normalized, normalize, place, unread
 from gatekeep.parse import ParseResult, parse_line
 from gatekeep.paths import current_directory, get_paths, removed
 from gatekeep.policy import Policy
-from gatekeep.wrappers import BARE, basename
+from gatekeep.scripts import TRANSPARENT
+from gatekeep.wrappers import basename
 from gatekeep.writes import WriteContext
 
 MAX_REENTRY_DEPTH = 3
@@ -128,9 +129,9 @@ def _normalize_each(commands, room: list[int]) -> list[Normalized]:
 def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1, room: list[int] | None = None):
     """Parse the literal scripts of `bash -c '...'` and `eval '...'`; their commands join the line.
 
-    A shell or wrapper that runs a script is then named after the script's first command; a
-    shell, eval or xargs that only runs it is decided by its commands (see decide.py); too deep
-    a nesting is unreadable.
+    A shell, eval or xargs that runs a script is then named after the script's first command,
+    and one that only runs it is decided by its commands (see decide.py); too deep a nesting is
+    unreadable.
     `room` counts the commands left to read on the line (MAX_COMMANDS_READ).
     """
     room = [MAX_COMMANDS_READ] if room is None else room
@@ -153,10 +154,10 @@ def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: in
         inner = parse_line(n.reentry)
         inner, inner_normalized = _expand_scripts(inner, _normalize_each(inner.commands, room), depth + 1, room)
         first = min(inner_normalized, key=lambda m: m.command.start, default=None)
-        # a shell or wrapper is named after the script it runs (`bash -c 'git status'`, `watch
-        # uptime`); a tool that carries a script but does its own work (`find -exec`, `rsync -e`,
+        # a shell, eval or xargs is named after the script it runs (`bash -c 'git status'`); a
+        # command that carries a script but does its own work (`find -exec`, `rsync -e`, `watch`,
         # `git bisect run`) keeps its own name
-        runner = n.transparent or basename(n.name) in BARE
+        runner = n.transparent or basename(n.name) in TRANSPARENT
         name = first.name if first is not None and runner else n.name
         inner_normalized = [
             m._replace(command=m.command._replace(pipeline=m.command.pipeline + pipelines, start=n.command.start))

@@ -27,7 +27,7 @@ from gatekeep.records import record
 from gatekeep.scripts import SHELLS, TRANSPARENT, exact_form, quiet_parallel, script_of, stdin_script, wrapped_script
 from gatekeep.shellwords import Word
 from gatekeep.wildmatch import UNKNOWN, unknown_parts
-from gatekeep.wrappers import ASSIGNMENT, BARE, WRAPPERS, basename, unwrap, unwrap_all
+from gatekeep.wrappers import ASSIGNMENT, BARE, NAMED_THROUGH, WRAPPERS, basename, unwrap, unwrap_all
 
 # Tools for which `tool *` would allow anything at all: suggest the exact command.
 TOO_BROAD = frozenset(
@@ -103,9 +103,12 @@ def normalize(command: SimpleCommand) -> Normalized:
         if carried:
             reentry = "; ".join(carried)
             why_not_script = ("it runs a command computed at run time",) if any(c in reentry for c in "$`") else ()
+    # named through NAMED_THROUGH wrappers only: `watch df` is `watch`, `sudo apt install` `apt install`
+    stop = next((w for w in chain if w not in NAMED_THROUGH), None)
+    named = next((list(f) for f in forms if basename(f[0]) == stop), inner) if stop else inner
     # a shell or wrapper with nothing known inside, or an option where a command should be
-    bare = not inner or basename(inner[0]) in BARE or inner[0].startswith("-")
-    name = (inner or argv)[0] if bare else load_table().name(inner)
+    bare = not named or basename(named[0]) in BARE or named[0].startswith("-")
+    name = (named or argv)[0] if bare else load_table().name(named)
     # (not unwrapped to the end: too many forms, and as many harmless wrappers to read for allow rules)
     allow_form, why_not = _allow_form(command) if unchecked is None else (None, (unchecked,))
     wrapped = argv[: len(argv) - len(inner)] if inner else argv
@@ -357,16 +360,19 @@ def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | N
     It is the allow form up to the last word of the name, then ` *`
     (`git -C sub commit -m x` -> `git -C sub commit *`, `sudo apt-get install -y jq`
     -> `sudo apt-get install *`). Where `tool *` would allow anything the tool
-    can do (an interpreter, rm, curl...), or a value stands where a name word goes
-    (`bun run src/index.ts`: `bun run *` would run any script), it is the exact command instead.
+    can do (an interpreter, rm, curl...), a value stands where a name word goes
+    (`bun run src/index.ts`: `bun run *` would run any script), or the name is a runner's
+    (`poetry run pytest`, `npx prettier`: arity/*.toml `[runners]`), it is the exact command instead.
     """
     if not allow_form or len(inner) > len(allow_form) or tuple(inner) != allow_form[len(allow_form) - len(inner) :]:
         return None  # env -S and the like: the command is not a plain suffix of what allow rules see
     prefix = list(allow_form[: len(allow_form) - len(inner)])
-    found, short = load_table().walk(inner)
+    table = load_table()
+    found, short = table.walk(inner)
     end = found[-1] + 1
-    # a value where a name word goes (`npm run 'x | sh'`): `npm run *` would allow every script
-    too_broad = short or end == 1 and basename(inner[0]) in TOO_BROAD
+    # a value where a name word goes (`npm run 'x | sh'`): `npm run *` would allow every script;
+    # a runner's (`poetry run pytest`): `poetry run *` would allow every command
+    too_broad = short or end == 1 and basename(inner[0]) in TOO_BROAD or table.runs_command(inner, found)
     words = allow_form if too_broad and len(inner) > 1 else prefix + inner[:end]
     if any("|" in w for w in words):
         return None  # a pattern would read a quoted `|` as a pipeline: `npm run 'x | sh'` is no `npm run x | sh *`

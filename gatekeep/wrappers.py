@@ -157,6 +157,15 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
 }
 
+# Wrappers a command's name sees through (`sudo apt install` is `apt install`): they run the
+# command as it is, as someone else, later or more gently. Any other wrapper is named itself
+# (`watch df`, `strace ./app`, `chroot /srv /bin/sh`, `flock f cmd`): what it adds changes what
+# runs. Deny and ask rules see through every wrapper whatever its name (unwrap_all).
+NAMED_THROUGH = frozenset(
+    "sudo doas run0 pkexec runuser env command builtin exec nohup nice ionice chrt taskset time timeout "
+    "stdbuf unbuffer xargs parallel noglob nocorrect - setsid eatmydata nocache".split()
+)
+
 # Shells and wrappers for which a `NAME *` rule would allow anything at all.
 BARE = frozenset(WRAPPERS) | {
     "sh",

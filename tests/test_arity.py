@@ -82,7 +82,7 @@ def names(line: str) -> list[str]:
         ("env -i PATH=/bin npm ci", "npm ci"),
         ("FOO=1 BAR=2 cargo test", "cargo test"),
         ("timeout 30 go test ./...", "go test"),
-        ("nice -n 10 nohup stdbuf -oL make build", "make build"),
+        ("nice -n 10 nohup stdbuf -oL make build", "make"),
         ("command git push", "git push"),
         ("xargs -0 -n 1 rm -f", "rm"),
         ("find . -name '*.tmp' | xargs -I{} git rm {}", "git rm"),
