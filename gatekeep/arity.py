@@ -17,10 +17,10 @@ Options and values never become words of a name (ArityTable says how a name is w
 
 from __future__ import annotations
 
+import marshal
 import os
 
 from gatekeep import resources
-from gatekeep.records import cached_property
 
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UNKNOWN_TOOL_CHARS = _LOWER | frozenset("0123456789-")
@@ -66,20 +66,19 @@ class ArityTable:
     `+word` right after the tool (`cargo +nightly build`: a toolchain, `chmod +x f`: a mode).
     """
 
-    def __init__(
-        self,
-        arity: dict[str, int],
-        value_options: dict[str, frozenset[str]],
-        flag_aliases: dict[str, dict[str, str]],
-        subcommands: dict[str, frozenset[str]] | None = None,
-        runners: frozenset[str] = frozenset(),
-    ) -> None:
-        self.arity = arity
-        self.value_options = value_options
+    def __init__(self, tools: dict[str, bytes | tuple], flag_aliases: dict[str, dict[str, str]]) -> None:
+        # per tool, packed (marshal bytes) until a line first names it: a check unpacks the one
+        # or two tools it meets, not the 2,000 the data knows (cf. knowledge.Knowledge)
+        self._tools = tools
         self.flag_aliases = flag_aliases  # command name -> option spelling -> canonical spelling
-        self.subcommands = subcommands or {}  # prefix -> the only words that may follow it in a name
-        self.runners = runners  # names whose operands are a command they run (`npx`, `poetry run`)
         self._specs: dict = {}
+
+    def _data(self, tool: str) -> tuple[dict, dict, dict, frozenset]:
+        """The tool's (arity, value options, subcommand lists, runners), each keyed by prefix."""
+        data = self._tools.get(tool, _NOTHING)
+        if type(data) is bytes:
+            data = self._tools[tool] = marshal.loads(data)
+        return data
 
     def name_indexes(self, argv: list[str]) -> list[int]:
         """The indexes in argv of the words of the command's name, the tool's first."""
@@ -95,7 +94,8 @@ class ArityTable:
 
         tool = argv[0].rsplit("/", 1)[-1]
         prefix, found, i, skipped = tool, [0], 1, 0
-        known = tool in self.tools
+        known = tool in self._tools
+        arity, _, subcommands, _ = self._data(tool)
         while i < len(argv) and len(found) < _MAX_NAME_WORDS:
             j, after_option = next_operand(argv, i, self._spec(prefix))
             if j < 0:
@@ -106,8 +106,8 @@ class ArityTable:
                 i = j + 1
                 continue
             longer = f"{prefix} {word}"
-            closed = self.subcommands.get(prefix)
-            if longer in self.arity or longer in self.subcommands or (closed is not None and word in closed):
+            closed = subcommands.get(prefix)
+            if longer in arity or longer in subcommands or (closed is not None and word in closed):
                 pass
             elif closed is not None:
                 if after_option and skipped < _MAX_SKIPPED:  # probably that option's value
@@ -119,7 +119,7 @@ class ArityTable:
                 if j == 1 and looks_like_subcommand(word):
                     found.append(j)
                 break  # one word at most: nothing says the tool nests deeper
-            elif len(found) >= self._count(prefix):
+            elif len(found) >= _count(arity, prefix):
                 break
             elif not looks_like_name_word(word):
                 return found, True
@@ -130,8 +130,8 @@ class ArityTable:
     def runs_command(self, argv: list[str], found: list[int]) -> bool:
         """Whether the name (`found`, from walk) is that of a runner: `poetry run pytest` runs
         pytest, so `poetry run *` would allow any command at all."""
-        words = [argv[0].rsplit("/", 1)[-1], *(argv[i] for i in found[1:])]
-        return " ".join(words) in self.runners
+        tool = argv[0].rsplit("/", 1)[-1]
+        return " ".join([tool, *(argv[i] for i in found[1:])]) in self._data(tool)[3]
 
     def name_end(self, argv: list[str]) -> int:
         """How many words of argv it takes to reach the last word of the command's name."""
@@ -142,16 +142,6 @@ class ArityTable:
         """The command's name: its tool word as typed, then the name's other words (no options, no values)."""
         return " ".join(argv[i] for i in self.name_indexes(argv))
 
-    def _count(self, prefix: str) -> int:
-        """How many words a name starting with `prefix` has: the arity of its longest prefix in
-        the table, or its own length when only a subcommand list names it."""
-        words = prefix.split(" ")
-        for n in range(len(words), 0, -1):
-            count = self.arity.get(" ".join(words[:n]))
-            if count is not None:
-                return count
-        return len(words)
-
     def _spec(self, prefix: str):
         """How options are read after `prefix`: the value options of the tool and of each
         subcommand on the way (`[value-options]` keys may be prefixes: `"docker run"`)."""
@@ -160,17 +150,32 @@ class ArityTable:
             from gatekeep.options import Spec
 
             words = prefix.split(" ")
+            value_options = self._data(words[0])[1]
             prefixes = (" ".join(words[:n]) for n in range(1, len(words) + 1))
-            values = frozenset().union(*(self.value_options.get(p, ()) for p in prefixes))
+            values = frozenset().union(*(value_options.get(p, ()) for p in prefixes))
             long = frozenset(o for o in values if o.startswith("--"))
             single = frozenset(o for o in values if o.startswith("-") and not o.startswith("--") and len(o) > 2)
             spec = self._specs[prefix] = Spec(values, frozenset(), long, single)
         return spec
 
-    @cached_property
-    def tools(self) -> frozenset[str]:
-        """The tools the data knows: every first word of `[arity]` and `[subcommands]`."""
-        return frozenset(prefix.split(" ", 1)[0] for prefix in (*self.arity, *self.subcommands))
+    @property
+    def tools(self):
+        """The tools the data knows: every first word of `[arity]`, `[subcommands]`..."""
+        return self._tools.keys()
+
+
+_NOTHING: tuple[dict, dict, dict, frozenset] = ({}, {}, {}, frozenset())
+
+
+def _count(arity: dict[str, int], prefix: str) -> int:
+    """How many words a name starting with `prefix` has: the arity of its longest prefix in
+    the table, or its own length when only a subcommand list names it."""
+    words = prefix.split(" ")
+    for n in range(len(words), 0, -1):
+        count = arity.get(" ".join(words[:n]))
+        if count is not None:
+            return count
+    return len(words)
 
 
 _table: ArityTable | None = None
@@ -195,25 +200,29 @@ def _load_table() -> ArityTable:
         return _compile(tuple(zip(names, texts, strict=True)))
 
     files = [os.path.join(directory, name) for name in names]
-    return ArityTable(*cached_files(get_paths().cache_dir, "arity-4", files, build))
+    return ArityTable(*cached_files(get_paths().cache_dir, "arity-5", files, build))
 
 
-def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict, dict, dict, dict, frozenset]:
+def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict[str, bytes], dict]:
+    """Per tool, its packed (arity, value options, subcommand lists, runners); and flag aliases."""
     import tomllib
 
-    arity: dict[str, int] = {}
-    value_options: dict[str, frozenset[str]] = {}
+    tools: dict[str, tuple[dict, dict, dict, set]] = {}
     flag_aliases: dict[str, dict[str, str]] = {}
-    subcommands: dict[str, frozenset[str]] = {}
-    runners: set[str] = set()
+
+    def of(prefix: str) -> tuple[dict, dict, dict, set]:
+        return tools.setdefault(prefix.split(" ", 1)[0], ({}, {}, {}, set()))
+
     for _, text in sources:
         data = tomllib.loads(text)
         for prefix, entry in data.get("arity", {}).items():
-            arity[prefix] = entry["arity"]
-        for tool, options in data.get("value-options", {}).items():
-            value_options[tool] = frozenset(options)
-        flag_aliases.update(data.get("flags", {}))
+            of(prefix)[0][prefix] = entry["arity"]
+        for prefix, options in data.get("value-options", {}).items():
+            of(prefix)[1][prefix] = frozenset(options)
         for prefix, words in data.get("subcommands", {}).items():
-            subcommands[prefix] = frozenset(words)
-        runners.update(data.get("runners", {}).get("names", ()))
-    return arity, value_options, flag_aliases, subcommands, frozenset(runners)
+            of(prefix)[2][prefix] = frozenset(words)
+        for name in data.get("runners", {}).get("names", ()):
+            of(name)[3].add(name)
+        flag_aliases.update(data.get("flags", {}))
+    packed = {tool: marshal.dumps((a, v, s, frozenset(r))) for tool, (a, v, s, r) in tools.items()}
+    return packed, flag_aliases
