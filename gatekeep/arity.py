@@ -7,7 +7,8 @@ The table is data, in the top-level `arity/*.toml` files (see resources.py):
   (`bun = ["add", "install", ...]`); a word it does not list is a value, and
   `[]` says the tool has no subcommands (`pgrep = []`);
 - `[runners]` `names = [...]`: names whose operands are a command they run
-  (`npx`, `poetry run`): an "always" answer then allows the exact line only;
+  (`npx`, `poetry run`): no word after them joins the name, and an "always"
+  answer then allows the exact line only;
 - `[value-options]` lists, per tool or prefix, the options whose value is the
   next word (`git -C dir`, `kubectl -n ns`, `"docker run" = ["-e", ...]`);
 - `[flags.NAME]` (in flags.toml) the spellings of one option, for
@@ -95,8 +96,8 @@ class ArityTable:
         tool = argv[0].rsplit("/", 1)[-1]
         prefix, found, i, skipped = tool, [0], 1, 0
         known = tool in self._tools
-        arity, _, subcommands, _ = self._data(tool)
-        while i < len(argv) and len(found) < _MAX_NAME_WORDS:
+        arity, _, subcommands, runners = self._data(tool)
+        while i < len(argv) and len(found) < _MAX_NAME_WORDS and prefix not in runners:  # a runner's are values
             j, after_option = next_operand(argv, i, self._spec(prefix))
             if j < 0:
                 break

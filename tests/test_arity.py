@@ -169,3 +169,151 @@ def test_no_pattern_for_a_bare_wrapper_is_ever_suggested(wrapper):
         for s in suggestions(line):
             words = s.removesuffix(" *").split()
             assert any(w not in BARE and not w.startswith("-") for w in words), (line, s)
+
+
+# --- the data's shape: [subcommands], [runners], one definition per key ---------------------
+
+SECTIONS = ("arity", "subcommands", "value-options", "flags", "runners")
+
+
+def arity_files() -> dict[str, dict]:
+    files = {}
+    for path in sorted(Path(resources.data_dir("arity")).glob("*.toml")):
+        with path.open("rb") as f:
+            files[path.name] = tomllib.load(f)
+    return files
+
+
+def test_every_file_holds_only_known_sections():
+    for name, data in arity_files().items():
+        assert set(data) <= set(SECTIONS), name
+
+
+def test_no_prefix_is_defined_in_two_files():
+    # tomllib refuses a key twice in one file; across files the last one read would win silently
+    for section in ("arity", "subcommands", "value-options"):
+        seen: dict[str, str] = {}
+        for name, data in arity_files().items():
+            for prefix in data.get(section, {}):
+                assert prefix not in seen, f"[{section}] {prefix!r} is in {seen.get(prefix)} and {name}"
+                seen[prefix] = name
+
+
+def _bad_word(word: str) -> bool:
+    return not word or word != word.strip() or " " in word or word[0] in "-+" or "/" in word or "=" in word
+
+
+def test_subcommand_lists_hold_words_once_each():
+    for name, data in arity_files().items():
+        for prefix, words in data.get("subcommands", {}).items():
+            assert not any(_bad_word(w) for w in prefix.split(" ")), (name, prefix)
+            assert isinstance(words, list) and all(isinstance(w, str) for w in words), (name, prefix)
+            bad = [w for w in words if _bad_word(w)]
+            assert not bad, f"{name}: {prefix} lists {bad}"
+            twice = sorted({w for w in words if words.count(w) > 1})
+            assert not twice, f"{name}: {prefix} lists {twice} twice"
+
+
+def test_a_closed_list_names_every_word_the_data_extends_its_prefix_with():
+    # `"kubectl create service" = 3` beside a kubectl create list without `service`: the list
+    # would not be the whole truth
+    lists: dict[str, list[str]] = {}
+    prefixes: set[str] = set()
+    for data in arity_files().values():
+        lists.update(data.get("subcommands", {}))
+        prefixes |= set(data.get("arity", {})) | set(data.get("subcommands", {}))
+    missing = []
+    for prefix in prefixes:
+        head, _, last = prefix.rpartition(" ")
+        if head in lists and last not in lists[head]:
+            missing.append(prefix)
+    assert not missing, sorted(missing)[:20]
+
+
+def test_every_runner_is_a_known_name():
+    table = load_table()
+    for name, data in arity_files().items():
+        for runner in data.get("runners", {}).get("names", []):
+            assert runner.split(" ")[0] in table.tools, (name, runner)
+            argv = [*runner.split(" "), "some-command", "--flag"]
+            assert table.name(argv) == runner, (name, runner)
+
+
+# --- a value never becomes a word of a name ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line,name",
+    [
+        # option values: known to the data, separate or attached
+        ("kubectl -n prod get pods", "kubectl get pods"),
+        ("kubectl -nprod get pods", "kubectl get pods"),
+        ("kubectl --namespace=prod get pods", "kubectl get pods"),
+        ("git -C /srv/repo log --oneline", "git log"),
+        ("brew bundle --file path/to/Brewfile", "brew bundle"),
+        ("az logout --username alias@example.com", "az logout"),
+        # a closed list: a word it does not list is a value
+        ("git reflog feature-x", "git reflog"),
+        ("bun a zod", "bun a"),
+        ("dotnet new console", "dotnet new"),
+        ("helm get values web", "helm get values"),
+        # under a closed list, an unlisted word after an option that may take a value is its value
+        ("resolvectl --legend no --type MX query example.com", "resolvectl query"),
+        # where the data leaves a name word open, value-shaped words never fill it
+        ("bun run path/to/file.ts", "bun run"),
+        ("npm run ./scripts/x.js", "npm run"),
+        ("npm run https://example.com/x", "npm run"),
+        ("npm run alice@example.com", "npm run"),
+        ("npm run 8080", "npm run"),
+        ("npm run localhost:8080", "npm run"),
+        ("npm run build.prod", "npm run"),
+        ("npm run INFO", "npm run"),
+        ("npm run build:prod", "npm run build:prod"),
+        # tools with no subcommands
+        ("cal year", "cal"),
+        ("apropos regex", "apropos"),
+        ("pgrep nginx", "pgrep"),
+        ("id alice", "id"),
+        ("make build", "make"),
+        # runners: what they run is a value
+        ("npx prettier --check .", "npx"),
+        ("pipx run pycowsay moo", "pipx run"),
+        ("uvx ruff check", "uvx"),
+        # a toolchain before the subcommand
+        ("cargo +nightly build --release", "cargo build"),
+        # a tool the data does not know: one word, right after the tool, shaped like a subcommand
+        ("frobnicate deploy --now", "frobnicate deploy"),
+        ("frobnicate -o out deploy", "frobnicate"),
+        ("frobnicate --region eu-west-1 deploy", "frobnicate"),
+        ("frobnicate eu-west-1.example.com", "frobnicate"),
+        ("frobnicate alice@example.com", "frobnicate"),
+        ("frobnicate 10.0.0.1:22", "frobnicate"),
+        ("frobnicate Deploy", "frobnicate"),
+        ("frobnicate deploy now", "frobnicate deploy"),
+        # wrappers: named through the ones that run the command as it is, not the others
+        ("sudo -u ann nice -n 5 apt-get install jq", "apt-get install"),
+        ("watch -n 5 df -h", "watch"),
+        ("strace -f ./bin/app", "strace"),
+        ("sudo chroot /srv/rootfs /bin/bash", "chroot"),
+    ],
+)
+def test_values_never_join_a_name(line, name):
+    assert names(line)[0] == name
+
+
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        # a runner's always-answer is the exact line: `poetry run *` would run anything
+        ("poetry run pytest -x", ("poetry run pytest -x",)),
+        ("npx prettier --check .", ("npx prettier --check .",)),
+        ("bundle exec rspec", ("bundle exec rspec",)),
+        # a value where a name word goes: `bun run *` would run every script
+        ("bun run src/index.ts", ("bun run src/index.ts",)),
+        # a closed list ends the name: the rest are values the rule leaves open
+        ("pip install requests", ("pip install *",)),
+        ("systemctl restart nginx", ("systemctl restart *",)),
+    ],
+)
+def test_suggestions_never_stand_for_more_than_the_name_says(line, expected):
+    assert suggestions(line) == expected
