@@ -70,18 +70,24 @@ def parse(args: list[str], spec: Spec) -> Parsed:
             first = i + 1 if first < 0 and i + 1 < len(args) else first
             operands += args[i + 1 :]
             break
-        name, equals, value = word.partition("=")
-        if word.startswith("--") and len(word) > 2:
-            i = _whole(long_option(name, spec), equals, value, args, i, spec, options)
-        elif name in spec.single_dash:
-            i = _whole(name, equals, value, args, i, spec, options)
-        else:
-            i = _cluster(args, i, spec, options)
+        i = _option(args, i, spec, options)
         if options and options[-1][0] in spec.ends:
             operands += args[i + 1 :]
             break
         i += 1
     return Parsed(options, operands, first)
+
+
+def _option(args: list[str], i: int, spec: Spec, options: list) -> int:
+    """The option word args[i] (and its value, if it takes the next word) added to `options`;
+    returns the index of the last word read."""
+    word = args[i]
+    name, equals, value = word.partition("=")
+    if word.startswith("--") and len(word) > 2:
+        return _whole(long_option(name, spec), equals, value, args, i, spec, options)
+    if name in spec.single_dash:
+        return _whole(name, equals, value, args, i, spec, options)
+    return _cluster(args, i, spec, options)
 
 
 def _whole(name: str, equals: str, value: str, args: list[str], i: int, spec: Spec, options: list) -> int:
@@ -145,13 +151,7 @@ def next_operand(args: list[str], start: int, spec: Spec) -> tuple[int, bool]:
             return i, after
         if word == "--":
             return (i + 1 if i + 1 < len(args) else -1), False
-        name, equals, value = word.partition("=")
-        if word.startswith("--") and len(word) > 2:
-            last = _whole(long_option(name, spec), equals, value, args, i, spec, options)
-        elif name in spec.single_dash:
-            last = _whole(name, equals, value, args, i, spec, options)
-        else:
-            last = _cluster(args, i, spec, options)
+        last = _option(args, i, spec, options)
         if options and options[-1][0] in spec.ends:
             return -1, False  # the rest is another program's argv
         after = options[-1][1] is None and may_take_value(word)
