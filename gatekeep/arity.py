@@ -81,12 +81,8 @@ class ArityTable:
             data = self._tools[tool] = marshal.loads(data)
         return data
 
-    def name_indexes(self, argv: list[str]) -> list[int]:
-        """The indexes in argv of the words of the command's name, the tool's first."""
-        return self.walk(argv)[0]
-
     def walk(self, argv: list[str]) -> tuple[list[int], bool]:
-        """The indexes of the name's words, and whether the name is short: a place the data
+        """The indexes in argv of the name's words (the tool's first), and whether the name is short: a place the data
         opens to a name word (`npm run SCRIPT`) holds a value there (`npm run 'x | sh'`,
         `bun run src/index.ts`), so `tool sub *` would stand for every name word at once."""
         if not argv:
@@ -134,29 +130,21 @@ class ArityTable:
         tool = argv[0].rsplit("/", 1)[-1]
         return " ".join([tool, *(argv[i] for i in found[1:])]) in self._data(tool)[3]
 
-    def name_end(self, argv: list[str]) -> int:
-        """How many words of argv it takes to reach the last word of the command's name."""
-        found = self.name_indexes(argv)
-        return found[-1] + 1 if found else 0
-
     def name(self, argv: list[str]) -> str:
         """The command's name: its tool word as typed, then the name's other words (no options, no values)."""
-        return " ".join(argv[i] for i in self.name_indexes(argv))
+        return " ".join(argv[i] for i in self.walk(argv)[0])
 
     def _spec(self, prefix: str):
         """How options are read after `prefix`: the value options of the tool and of each
         subcommand on the way (`[value-options]` keys may be prefixes: `"docker run"`)."""
         spec = self._specs.get(prefix)
         if spec is None:
-            from gatekeep.options import Spec
+            from gatekeep.options import spec_for
 
             words = prefix.split(" ")
             value_options = self._data(words[0])[1]
             prefixes = (" ".join(words[:n]) for n in range(1, len(words) + 1))
-            values = frozenset().union(*(value_options.get(p, ()) for p in prefixes))
-            long = frozenset(o for o in values if o.startswith("--"))
-            single = frozenset(o for o in values if o.startswith("-") and not o.startswith("--") and len(o) > 2)
-            spec = self._specs[prefix] = Spec(values, frozenset(), long, single)
+            spec = self._specs[prefix] = spec_for(frozenset().union(*(value_options.get(p, ()) for p in prefixes)))
         return spec
 
     @property

@@ -56,7 +56,7 @@ import posixpath
 
 from gatekeep import resources
 from gatekeep.lazyre import lazy
-from gatekeep.options import Parsed, Spec, parse
+from gatekeep.options import Parsed, Spec, parse, spec_for
 from gatekeep.records import record
 
 # The keys a tool's table may have; any other key holding a table is a subcommand.
@@ -248,10 +248,8 @@ def spec_of(table: dict) -> Spec:
     ) | table.get("program-options", frozenset())
     named |= table.get("interactive-options", frozenset()) | table.get("config-options", frozenset())
     named |= table.get("content-options", frozenset())
-    long = frozenset(o for o in named if o.startswith("--"))
-    single_dash = frozenset(o for o in named if o.startswith("-") and not o.startswith("--") and len(o) > 2)
     ends = table.get("ends-options", frozenset())
-    return Spec(values, optional, long, single_dash, code, ends, table.get("program-operand", False))
+    return spec_for(values, named, optional, code, ends, table.get("program-operand", False))
 
 
 def runs_code(argv: list[str], fed: bool) -> str | None:

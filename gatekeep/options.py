@@ -38,6 +38,22 @@ class Spec(
     __slots__ = ()
 
 
+def spec_for(
+    values: frozenset[str],
+    named: frozenset[str] = frozenset(),
+    optional: frozenset[str] = frozenset(),
+    code: frozenset[str] = frozenset(),
+    ends: frozenset[str] = frozenset(),
+    program_operand: bool = False,
+) -> Spec:
+    """A Spec whose `long` and `single_dash` options are those among `values` and `named` (every
+    other option the data names): `--long` ones, and single-dash ones longer than a letter."""
+    every = values | named
+    long = frozenset(o for o in every if o.startswith("--"))
+    single_dash = frozenset(o for o in every if o.startswith("-") and not o.startswith("--") and len(o) > 2)
+    return Spec(values, optional, long, single_dash, code, ends, program_operand)
+
+
 class Parsed(record("Parsed", "options operands first_operand")):
     """options: (option as canonically spelled, value or None) in order; operands: the other
     words (after `--` too); first_operand: the index in the arguments of the first operand, or -1."""
