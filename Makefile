@@ -25,7 +25,7 @@ bench: install
 
 # bashlex's parser tables, shipped so that importing bashlex does not rebuild them
 tables: install
-	$(BIN)/python -m gatekeep.bashlex_loader
+	$(BIN)/python -m gatekeep.read.bashlex_loader
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

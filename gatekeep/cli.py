@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from gatekeep import __version__
-from gatekeep.agents import HOSTS  # the agents' names, for --agent and agent-hook
+from gatekeep.agents.hosts import HOSTS  # the agents' names, for --agent and agent-hook
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 policy_option = click.option(
@@ -29,7 +29,7 @@ class _Gatekeep(click.Group):
         try:
             return super().make_context(*args, **kwargs)
         except BrokenPipeError as e:
-            from gatekeep.errors import OutputClosed
+            from gatekeep.core.errors import OutputClosed
 
             raise OutputClosed() from e
 
@@ -37,7 +37,7 @@ class _Gatekeep(click.Group):
         try:
             return super().invoke(ctx)
         except BrokenPipeError as e:
-            from gatekeep.errors import OutputClosed
+            from gatekeep.core.errors import OutputClosed
 
             raise OutputClosed() from e
 

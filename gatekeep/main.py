@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, OutputClosed
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, OutputClosed
 
 _FLAGS = {"--no-prompt": "no_prompt", "--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
 _VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell"}
@@ -111,7 +111,7 @@ def read_agent_hook_args(args: list[str]) -> dict | None:
     if args[:1] == ["claude-hook"]:
         agent, options = "claude", args[1:]
     elif args[:1] == ["agent-hook"] and len(args) > 1:
-        from gatekeep.agents import HOSTS
+        from gatekeep.agents.hosts import HOSTS
 
         if args[1] not in HOSTS:
             return None
@@ -198,7 +198,7 @@ def _interrupted(args: list[str]) -> int:
 
 
 def _internal_error(error: Exception) -> int:
-    from gatekeep.errorlog import internal_error_line
+    from gatekeep.core.errorlog import internal_error_line
 
     _say(internal_error_line(error))
     return EXIT_ERROR

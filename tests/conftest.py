@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep.paths import get_paths
-from gatekeep.policy import Policy, combine, load_policy, parse_layer
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.policy import Policy, combine, load_policy, parse_layer
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:

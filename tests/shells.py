@@ -7,8 +7,8 @@ check what reached the disk.
 
 from __future__ import annotations
 
-import os
 import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pexpect
 
-from gatekeep import keys as answer_keys
+from gatekeep.ask import keys as answer_keys
 
 PROMPT = "GK-READY> "
 QUESTION = "means deny)"  # the last line of the question follows: its choices, then " > "
-PAUSE = answer_keys.AFTER_TYPING + 0.2  # a key counts as an answer only after a pause (gatekeep/keys.py)
+PAUSE = answer_keys.AFTER_TYPING + 0.2  # a key counts as an answer only after a pause (gatekeep/ask/keys.py)
 
 
 def press_answer(child: pexpect.spawn, keys: str) -> None:

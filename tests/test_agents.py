@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import audit
-from gatekeep.agent_setup import SETUPS
-from gatekeep.agents import HOSTS
+from gatekeep.agents.hosts import HOSTS
+from gatekeep.agents.setup import SETUPS
 from gatekeep.commands.agent_hook import agent_hook
+from gatekeep.record import audit
 from tests.conftest import write
 
 SCRIPT = Path(sys.executable).with_name("gatekeep")
@@ -518,7 +518,7 @@ def test_a_hook_killed_by_a_signal_blocks_whatever_the_login_shell(agent, shell,
 @pytest.mark.parametrize("agent", list(BARE_COMMAND_MISSING))
 def test_gatekeep_moved_away_blocks_through_the_installed_command(agent, monkeypatch, tmp_path):
     """The interpreter is there but gatekeep is not where the hook looks (reinstalled elsewhere)."""
-    from gatekeep.commands import hook as hook_module
+    from gatekeep.shells import hook as hook_module
 
     monkeypatch.setattr(hook_module, "import_dirs", lambda: [str(tmp_path / "nowhere")])
     command = SETUPS[agent].command(SETUPS[agent].start())

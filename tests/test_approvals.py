@@ -13,8 +13,8 @@ import time
 import pexpect
 import pytest
 
-from gatekeep import approvals, audit
-from gatekeep.paths import get_paths
+from gatekeep.core.paths import get_paths
+from gatekeep.record import approvals, audit
 from tests.conftest import write
 from tests.shells import press_answer
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gatekeep import resources
-from gatekeep.arity import load_table
-from gatekeep.gate import evaluate, read_line
-from gatekeep.wrappers import BARE
+from gatekeep.core import resources
+from gatekeep.judge.gate import evaluate, read_line
+from gatekeep.name.arity import load_table
+from gatekeep.name.wrappers import BARE
 from tests.conftest import policy_from
 
 

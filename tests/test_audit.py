@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatekeep import audit
-from gatekeep.jsontext import dumps
-from gatekeep.paths import get_paths
+from gatekeep.core.jsontext import dumps
+from gatekeep.core.paths import get_paths
+from gatekeep.record import audit
 from tests.conftest import race
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import audit
-from gatekeep.best_rules import best_suggestions, removals
-from gatekeep.commands.audit_stats import parse_since, summarize
 from gatekeep.main import main
+from gatekeep.record import audit
+from gatekeep.record.best_rules import best_suggestions, removals
+from gatekeep.record.stats import parse_since, summarize
 from tests.conftest import policy_from, write
 
 DAY = 24 * 3600

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import audit
-from gatekeep.claude_rules import Converted, convert_entry, convert_settings
+from gatekeep.agents.claude_rules import Converted, convert_entry, convert_settings
 from gatekeep.commands.agent_hook import agent_hook
+from gatekeep.judge.policy import read_layer
 from gatekeep.main import main
-from gatekeep.policy import read_layer
-from gatekeep.policy_edit import add_rule, add_rules
+from gatekeep.record import audit
+from gatekeep.record.policy_edit import add_rule, add_rules
 from tests.conftest import write
 
 SCRIPT = Path(sys.executable).with_name("gatekeep")
@@ -319,7 +319,7 @@ def test_convert_entry(entry, verdict, pattern, skipped):
 
 
 def test_a_pattern_compile_rule_refuses_is_skipped_with_its_reason(monkeypatch):
-    import gatekeep.claude_rules as module
+    import gatekeep.agents.claude_rules as module
 
     def refuse(pattern, verdict, layer, path):
         raise ValueError(f"bad pattern {pattern!r}")
@@ -520,7 +520,7 @@ def test_a_broken_policy_is_not_imported_into(capsys, paths, tmp_path, user_poli
 
 
 def test_add_rules_locks_and_writes_once(monkeypatch, paths, user_policy):
-    import gatekeep.policy_edit as module
+    import gatekeep.record.policy_edit as module
 
     writes, locks = [], []
     real_write, real_locked = module._write, module.locked

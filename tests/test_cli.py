@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -13,10 +12,10 @@ from pathlib import Path
 import click
 import pytest
 
-from gatekeep import audit
-from gatekeep.agents import HOSTS
+from gatekeep.agents.hosts import HOSTS
 from gatekeep.cli import cli
 from gatekeep.main import main, read_agent_hook_args, read_check_args
+from gatekeep.record import audit
 from tests.conftest import write
 
 REPO = Path(__file__).resolve().parent.parent
@@ -362,7 +361,7 @@ def test_a_plain_check_imports_none_of_the_slow_libraries():
 
 @pytest.mark.parametrize("line", TYPICAL)
 def test_a_typical_line_started_as_the_hooks_do_imports_no_costly_stdlib_module(line):
-    from gatekeep.commands.hook import import_dirs
+    from gatekeep.shells.hook import import_dirs
 
     code = f"import sys; sys.path += {import_dirs()!r}; from gatekeep.main import main; "
     code += f"main(['check', '--no-prompt', '-q', '--', {line!r}]); "
@@ -382,7 +381,7 @@ NOT_FOR_THE_PARSER = ("click", "ruamel", "dataclasses", "ast", "dis", "tokenize"
 @pytest.mark.parametrize("line", PARSER_LINES)
 def test_a_line_that_needs_the_parser_imports_no_costly_module(line):
     """dataclasses (through crosscheck) and inspect (through bashlex's PLY) cost such a line ~15 ms."""
-    from gatekeep.commands.hook import import_dirs
+    from gatekeep.shells.hook import import_dirs
 
     code = f"import sys; sys.path += {import_dirs()!r}; from gatekeep.main import main; "
     code += f"main(['check', '--no-prompt', '-q', '--', {line!r}]); "
@@ -396,7 +395,7 @@ def test_a_line_that_needs_the_parser_imports_no_costly_module(line):
 
 def test_inspect_deferred_for_bashlex_still_works():
     code = (
-        "import sys; from gatekeep import bashlex_loader; bashlex_loader.load(); "
+        "import sys; from gatekeep.read import bashlex_loader; bashlex_loader.load(); "
         "assert 'ast' not in sys.modules; import inspect; "
         "print(inspect.getsourcefile(bashlex_loader) == bashlex_loader.__file__, type(sys.modules['inspect']).__name__)"
     )

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.gate import evaluate
 from tests.conftest import policy_from, write
 
 POLICY = """
@@ -582,7 +582,7 @@ def test_sql_read_from_a_fifo_asks_without_waiting_for_it(tmp_path):
 def repository(tmp_path, monkeypatch):
     """A git work tree (tmp_path/repo, with build/ and .git/) the line runs in; tmp_path lies
     below /tmp, so only /var/tmp stays a temporary directory here."""
-    from gatekeep import writes
+    from gatekeep.judge import writes
 
     monkeypatch.setattr(writes, "TEMPORARY", ("/var/tmp",))
     monkeypatch.delenv("TMPDIR", raising=False)

@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from gatekeep.commands.doctor import parse_hook, shell_kind
-from gatekeep.paths import get_paths
+from gatekeep.core.paths import get_paths
 from tests.conftest import write
 from tests.shells import Shell, hook_text
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import parse
-from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
-from gatekeep.policy import load_policy
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.gate import evaluate
+from gatekeep.judge.policy import load_policy
+from gatekeep.read import parse
 from tests.conftest import write
 from tests.security import test_corpus
 
@@ -97,7 +97,7 @@ def test_a_broken_or_foreign_cache_is_rebuilt(paths):
 
 def test_two_policies_used_in_turn_keep_their_caches(paths, tmp_path, monkeypatch):
     """GATEKEEP_POLICY or --policy switching between two user policies compiles each once."""
-    from gatekeep import policy as policy_module
+    from gatekeep.judge import policy as policy_module
 
     other = write(tmp_path / "other.yaml", "rules:\n  deny: ['git status *']\n")
     write(paths.user_policy, "rules:\n  allow: ['git status *']\n")
@@ -114,8 +114,8 @@ def test_two_policies_used_in_turn_keep_their_caches(paths, tmp_path, monkeypatc
 def test_a_policy_cached_by_another_installation_serves_this_one(paths, tmp_path, monkeypatch):
     """The built-in policy's path is not part of the cache: the same text found elsewhere (another
     checkout, a pipx install) uses the cache, and messages name this installation's file."""
-    from gatekeep import policy as policy_module
-    from gatekeep import resources
+    from gatekeep.core import resources
+    from gatekeep.judge import policy as policy_module
 
     write(paths.user_policy, "rules:\n  allow: ['git status *']\n")
     first = load_policy(paths)
@@ -137,7 +137,7 @@ def test_an_unwritable_cache_only_costs_time(paths):
 
 
 def test_a_broken_policy_is_never_cached(paths):
-    from gatekeep.errors import PolicyError
+    from gatekeep.core.errors import PolicyError
 
     write(paths.user_policy, "rules: [oops\n")
     for _ in range(2):
@@ -151,7 +151,8 @@ def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatc
     import os
     import shutil
 
-    from gatekeep import arity, knowledge, resources
+    from gatekeep.core import resources
+    from gatekeep.name import arity, knowledge
 
     data = tmp_path / "data"
     for name in ("arity", "tools"):

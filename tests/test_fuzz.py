@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from gatekeep.gate import evaluate, read_line
-from gatekeep.parse import parse_line
+from gatekeep.judge.gate import evaluate, read_line
+from gatekeep.read.parse import parse_line
 from tests.conftest import policy_from
 
 STUBS = ("alpha", "beta", "gamma", "delta")

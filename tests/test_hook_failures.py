@@ -15,10 +15,11 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from gatekeep import audit
-from gatekeep.commands import hook, install
-from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
+from gatekeep.commands import install
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.gate import evaluate
+from gatekeep.record import audit
+from gatekeep.shells import hook
 from tests.conftest import policy_from, write
 from tests.shells import PROMPT, Shell, hook_text
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from gatekeep import audit
-from gatekeep.commands.hook import hook_command
-from gatekeep.paths import get_paths
-from gatekeep.policy import read_layer
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.policy import read_layer
+from gatekeep.record import audit
+from gatekeep.shells.hook import hook_command
 from tests.conftest import write
 from tests.shells import PROMPT, QUESTION, Shell, hook_text, press_answer
 

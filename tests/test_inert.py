@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from gatekeep.gate import evaluate
-from gatekeep.parse import parse_line
-from gatekeep.shellwords import text_risk, unquote
+from gatekeep.judge.gate import evaluate
+from gatekeep.read.parse import parse_line
+from gatekeep.read.shellwords import text_risk, unquote
 from tests.conftest import policy_from
 
 INERT = [
@@ -181,9 +181,9 @@ def test_a_plain_line_naming_the_hook_is_not_read_by_the_fast_path_as_harmless()
 
 def test_every_shell_table_asks_when_a_builtin_sets_it():
     """The tables an expansion may not name are also ask rules, for `read`, `printf -v`, `typeset`..."""
-    from gatekeep import resources
-    from gatekeep.policy import read_layer
-    from gatekeep.shellwords import SHELL_TABLES
+    from gatekeep.core import resources
+    from gatekeep.judge.policy import read_layer
+    from gatekeep.read.shellwords import SHELL_TABLES
 
     asks = {pattern for verdict, pattern, _ in read_layer("built-in", resources.DEFAULT_POLICY).rules if verdict == "ask"}
     assert {f"{name}*" for name in SHELL_TABLES} <= asks

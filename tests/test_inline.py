@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from gatekeep.gate import evaluate
-from gatekeep.inline import UNKNOWN, shell_commands
-from gatekeep.knowledge import load_knowledge
+from gatekeep.judge.gate import evaluate
+from gatekeep.name.inline import UNKNOWN, shell_commands
+from gatekeep.name.knowledge import load_knowledge
 from tests.conftest import policy_from
 
 TABLES = {"python": "python", "js": "node", "perl": "perl", "ruby": "ruby"}

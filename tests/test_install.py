@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from gatekeep import agent_setup
+from gatekeep.agents import setup as agent_setup
 from gatekeep.main import main
 
 
@@ -76,7 +76,7 @@ REAL_CLAUDE_VERSION = agent_setup.claude_version
 @pytest.fixture(autouse=True)
 def no_claude_on_path(monkeypatch):
     """Which Claude Code is installed decides a key; these tests choose (see the version test)."""
-    import gatekeep.agent_setup as setup
+    import gatekeep.agents.setup as setup
 
     monkeypatch.setattr(setup, "claude_version", lambda: None)
 
@@ -159,7 +159,7 @@ def test_an_older_claude_hook_entry_is_replaced_not_doubled(isolated_home):
 
 @pytest.mark.parametrize("version,on_failure", [("2.1.330 (Claude Code)", True), ("2.1.294 (Claude Code)", False)])
 def test_claude_blocks_on_hook_failure_where_its_version_knows_how(isolated_home, monkeypatch, version, on_failure):
-    import gatekeep.agent_setup as setup
+    import gatekeep.agents.setup as setup
 
     monkeypatch.setattr(setup, "claude_version", REAL_CLAUDE_VERSION)  # with a `claude` of this version on PATH
     bin_dir = isolated_home / "bin"

@@ -7,7 +7,7 @@ import pwd
 
 import pytest
 
-from gatekeep.paths import SYSTEM_POLICY, get_paths
+from gatekeep.core.paths import SYSTEM_POLICY, get_paths
 
 REAL_HOME = pwd.getpwuid(os.getuid()).pw_dir
 

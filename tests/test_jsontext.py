@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatekeep import jsontext
+from gatekeep.core import jsontext
 
 SCALARS = st.one_of(st.text(), st.integers(), st.booleans(), st.none(), st.floats())
 VALUES = st.recursive(
@@ -74,9 +74,9 @@ def test_loads_edge_cases_match_json(data):
 
 
 def run_bare(code: str) -> subprocess.CompletedProcess:
-    """`code` after `from gatekeep import jsontext`, in an interpreter started as the hooks start it (-I -S)."""
-    here = str(Path(jsontext.__file__).parents[1])
-    start = f"import sys; sys.path.insert(0, {here!r}); from gatekeep import jsontext\n"
+    """`code` after `from gatekeep.core import jsontext`, in an interpreter started as the hooks start it (-I -S)."""
+    here = str(Path(jsontext.__file__).parents[2])
+    start = f"import sys; sys.path.insert(0, {here!r}); from gatekeep.core import jsontext\n"
     return subprocess.run([sys.executable, "-I", "-S", "-c", start + code], capture_output=True, text=True, timeout=60)
 
 

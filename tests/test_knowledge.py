@@ -8,15 +8,15 @@ own, table-driven, for the ways tools take options.
 from __future__ import annotations
 
 import os
-import tomllib
 
 import pytest
+import tomllib
 
-from gatekeep import resources
-from gatekeep.gate import evaluate, read_line
-from gatekeep.checks import CHECKS, LOSS_CHECKS
-from gatekeep.knowledge import compile_tools, load_knowledge
-from gatekeep.options import Spec, parse
+from gatekeep.core import resources
+from gatekeep.judge.gate import evaluate, read_line
+from gatekeep.name.checks import CHECKS, LOSS_CHECKS
+from gatekeep.name.knowledge import compile_tools, load_knowledge
+from gatekeep.name.options import Spec, parse
 from tests.conftest import policy_from, write
 
 TOOLS_DIR = resources.data_dir("tools")
@@ -103,7 +103,7 @@ PROJECT_FILES = (".env", ".env.example", "config/master.key", "certs/server.key"
 def workdir(isolated_home, tmp_path, monkeypatch):
     """A git working tree with a .env beside its code, under a home with credentials, where the
     examples run. It lies below /tmp, so only /var/tmp stays a temporary directory here."""
-    from gatekeep import writes
+    from gatekeep.judge import writes
 
     monkeypatch.setattr(writes, "TEMPORARY", ("/var/tmp",))
     monkeypatch.delenv("TMPDIR", raising=False)

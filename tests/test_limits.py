@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from gatekeep import budget
-from gatekeep.budget import Limit, OutOfTime
+from gatekeep.core import budget
+from gatekeep.core.budget import Limit, OutOfTime
 
 RUNAWAY = re.compile(".*" * 26 + "X")  # against "git status --short": minutes of backtracking
 
@@ -78,9 +78,9 @@ def test_code_that_swallows_every_exception_only_delays_it():
 
 
 def test_a_line_out_of_time_asks_and_says_why(monkeypatch):
-    from gatekeep import gate
-    from gatekeep.paths import get_paths
-    from gatekeep.policy import load_policy
+    from gatekeep.core.paths import get_paths
+    from gatekeep.judge import gate
+    from gatekeep.judge.policy import load_policy
 
     monkeypatch.setattr(gate, "CHECK_SECONDS", 0.2)
     monkeypatch.setattr(gate, "_evaluate", lambda *args: RUNAWAY.fullmatch("git status --short"))
@@ -91,7 +91,7 @@ def test_a_line_out_of_time_asks_and_says_why(monkeypatch):
 
 SLOW_CHECK = """
 import re, sys
-import gatekeep.gate as gate
+import gatekeep.judge.gate as gate
 gate.CHECK_SECONDS = 0.3
 runaway = re.compile(".*" * 26 + "X")
 real = gate._evaluate

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import gate
-from gatekeep.arity import load_table
-from gatekeep.normalize import normalize
-from gatekeep.parse import SimpleCommand, parse_line
-from gatekeep.paths import get_paths
-from gatekeep.policy import load_policy
-from gatekeep.shellwords import Word
-from gatekeep.wrappers import FORM_WORDS
+from gatekeep.core.paths import get_paths
+from gatekeep.judge import gate
+from gatekeep.judge.policy import load_policy
+from gatekeep.name.arity import load_table
+from gatekeep.name.normalize import normalize
+from gatekeep.name.wrappers import FORM_WORDS
+from gatekeep.read.parse import SimpleCommand, parse_line
+from gatekeep.read.shellwords import Word
 
 SIZE = 128 * 1024  # bytes: the longest line the hooks hand to check
 

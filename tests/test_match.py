@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatekeep.match import RuleIndex, canonical, compile_rule, match_line
-from gatekeep.normalize import normalize
-from gatekeep.parse import parse_line
-from gatekeep.policy import Layer
+from gatekeep.judge.match import RuleIndex, canonical, compile_rule, match_line
+from gatekeep.judge.policy import Layer
+from gatekeep.name.normalize import normalize
+from gatekeep.read.parse import parse_line
 
 PATTERNS = [
     # pattern, command text, matches?
@@ -251,7 +251,7 @@ def test_an_exception_with_many_stars_is_linear_too():
 def test_protected_path_patterns_of_many_double_stars_take_polynomial_time():
     import time
 
-    from gatekeep.protect import matches
+    from gatekeep.judge.protect import matches
 
     deep = "/" + "/".join(["a"] * 40) + "/x"
     start = time.process_time()

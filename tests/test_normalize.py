@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gatekeep.normalize import normalize
-from gatekeep.parse import parse_line
-from gatekeep.shellwords import unquote
+from gatekeep.name.normalize import normalize
+from gatekeep.read.parse import parse_line
+from gatekeep.read.shellwords import unquote
 
 
 def normalized(line: str):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import resources
+from gatekeep.core import resources
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -53,7 +53,7 @@ def test_an_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     probe = (
-        "import gatekeep, gatekeep.resources as r, gatekeep.arity as a, gatekeep.knowledge as k;"
+        "import gatekeep, gatekeep.core.resources as r, gatekeep.name.arity as a, gatekeep.name.knowledge as k;"
         "print(gatekeep.__file__); print(r.data_dir('arity')); print(a.load_table().name(['git', 'commit', '-m', 'x']));"
         "print(k.runs_code(['make', '--ev=x'], False))"
     )
@@ -93,5 +93,6 @@ def test_compiled_files_are_written_even_under_pythondontwritebytecode(tmp_path)
     argv = [sys.executable, "-c", code]  # run in tmp_path: `-c` puts the current directory first in sys.path
     done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    compiled = {p.name.split(".")[0] for p in (copy / "gatekeep" / "__pycache__").glob("*.pyc")}
+    compiled = {p.name.split(".")[0] for p in (copy / "gatekeep").rglob("__pycache__/*.pyc")}
     assert {"gate", "policy", "normalize", "decide", "audit"} <= compiled, (done.stdout, done.stderr)
+

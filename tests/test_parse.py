@@ -2,7 +2,7 @@
 
 COMPLETE lines must yield exactly the listed commands. INCOMPLETE lines are
 the inputs bashlex hides commands in, rejects, or hangs on
-(see gatekeep/crosscheck.py): each must be marked incomplete *and* the
+(see gatekeep/read/crosscheck.py): each must be marked incomplete *and* the
 command bash would run must still be found (by the tree or the fallback scan),
 so deny rules apply to it.
 """
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatekeep import bashlex_loader
-from gatekeep.parse import MAX_LINE_CHARS, parse_line, parse_plain_line, parse_with_bashlex
+from gatekeep.read import bashlex_loader
+from gatekeep.read.parse import MAX_LINE_CHARS, parse_line, parse_plain_line, parse_with_bashlex
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -328,7 +328,7 @@ def test_the_full_parser_refuses_to_run_outside_the_main_thread():
     so it does not run, and the line is not fully parsed (never allowed)."""
     import threading
 
-    from gatekeep.parse import parse_with_bashlex
+    from gatekeep.read.parse import parse_with_bashlex
 
     results = []
     thread = threading.Thread(target=lambda: results.append(parse_with_bashlex('echo "$HOME"')))

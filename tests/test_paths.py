@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from gatekeep.errors import FatalError
-from gatekeep.paths import get_paths, user_dirs
+from gatekeep.core.errors import FatalError
+from gatekeep.core.paths import get_paths, user_dirs
 
 platformdirs = pytest.importorskip("platformdirs")
 
@@ -104,7 +104,7 @@ def test_a_check_imports_no_platformdirs(tmp_path):
 def test_hashing_gives_hashlibs_digest(data):
     import hashlib
 
-    from gatekeep.hashing import sha256
+    from gatekeep.core.hashing import sha256
 
     assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
     grown = sha256()

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from gatekeep import audit
+from gatekeep.record import audit
 
 GATEKEEP = [sys.executable, "-m", "gatekeep"]
 

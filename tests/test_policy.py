@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gatekeep.errors import PolicyError
-from gatekeep.gate import evaluate
-from gatekeep.policy import load_policy
+from gatekeep.core.errors import PolicyError
+from gatekeep.judge.gate import evaluate
+from gatekeep.judge.policy import load_policy
 from tests.conftest import write
 
 
@@ -123,7 +123,7 @@ def test_policy_digest_changes_with_any_layer(paths):
 def test_gatekeep_policy_variable_names_the_user_file(monkeypatch, tmp_path):
     custom = write(tmp_path / "custom.yaml", "rules:\n  deny: ['git status *']\n")
     monkeypatch.setenv("GATEKEEP_POLICY", str(custom))
-    from gatekeep.paths import get_paths
+    from gatekeep.core.paths import get_paths
 
     policy = load_policy(get_paths())
     assert policy.layers[2].path == str(custom)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep.errors import PolicyError
-from gatekeep.paths import get_paths
-from gatekeep.policy import load_policy, read_layer
-from gatekeep.policy_edit import add_rule, remove_rule
+from gatekeep.core.errors import PolicyError
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.policy import load_policy, read_layer
+from gatekeep.record.policy_edit import add_rule, remove_rule
 from tests.conftest import race, write
 
 COMMENTED = """\

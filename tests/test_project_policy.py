@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import project
-from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
-from gatekeep.policy import load_policy
+from gatekeep.core.paths import get_paths
+from gatekeep.judge import project
+from gatekeep.judge.gate import evaluate
+from gatekeep.judge.policy import load_policy
 from tests.conftest import write
 
 PROJECT = """\
@@ -253,12 +253,12 @@ def test_a_directory_not_utf8_inside_a_project_is_judged_as_usual(repo):
 
 
 def test_a_fifo_in_place_of_the_project_file_never_blocks(tmp_path):
-    from gatekeep.policy import read_project_text
+    from gatekeep.judge.policy import read_project_text
 
     fifo = tmp_path / ".gatekeep.yaml"
     os.mkfifo(fifo)
     result = subprocess.run(  # a separate process: a read that blocks would hang the test run
-        [sys.executable, "-c", f"from gatekeep.policy import read_project_text as r; print(r({str(fifo)!r}))"],
+        [sys.executable, "-c", f"from gatekeep.judge.policy import read_project_text as r; print(r({str(fifo)!r}))"],
         capture_output=True, text=True, timeout=30,
     )
     assert "not a regular file" in result.stdout
@@ -266,7 +266,7 @@ def test_a_fifo_in_place_of_the_project_file_never_blocks(tmp_path):
 
 
 def test_a_project_file_the_parser_fails_on_in_any_way_makes_every_line_ask(tmp_path, monkeypatch):
-    import gatekeep.policy as policy_module
+    import gatekeep.judge.policy as policy_module
 
     real = policy_module.parse_layer
 
@@ -288,7 +288,7 @@ def test_a_project_file_that_takes_too_long_to_read_makes_every_line_ask(tmp_pat
     text = "%YAML 1.2\n---\nrules:\n  deny: [" + ", ".join(["'x'"] * 4000) + "]\n"
     repo = write(tmp_path / "slow" / ".gatekeep.yaml", text).parent
     code = (
-        "import sys; import gatekeep.policy as p; p.PROJECT_READ_SECONDS = 0.05;"
+        "import sys; import gatekeep.judge.policy as p; p.PROJECT_READ_SECONDS = 0.05;"
         "from gatekeep.main import main; sys.exit(main(sys.argv[1:]))"
     )
     result = subprocess.run(

@@ -11,9 +11,9 @@ import time
 import pexpect
 import pytest
 
-from gatekeep import keys, prompt
-from gatekeep.display import visible
-from gatekeep.gate import evaluate
+from gatekeep.ask import keys, prompt
+from gatekeep.core.display import visible
+from gatekeep.judge.gate import evaluate
 from tests.conftest import policy_from
 from tests.shells import PAUSE, QUESTION, press_answer
 
@@ -221,8 +221,8 @@ def test_confirm_word_shows_the_word_to_type():
 def test_the_record_names_the_real_terminal_when_every_stream_is_dev_tty(tmp_path):
     """The hooks hand check /dev/tty, whose name is the same in every terminal: the lock, `pending`
     and the audit must name the terminal itself, or two windows would share one lock."""
-    from gatekeep import audit
-    from gatekeep.paths import get_paths
+    from gatekeep.core.paths import get_paths
+    from gatekeep.record import audit
 
     command = f"{sys.executable} -m gatekeep check --quiet -- ls </dev/tty >/dev/tty 2>/dev/tty; tty"
     child = pexpect.spawn("bash", ["-c", command], encoding="utf-8", timeout=30, env=dict(os.environ))
@@ -235,8 +235,8 @@ def test_the_record_names_the_real_terminal_when_every_stream_is_dev_tty(tmp_pat
 def test_a_stream_from_another_terminal_does_not_name_the_terminal_asked_on(terminal):
     """The question opens /dev/tty: check <&- </dev/pts/K asks on its own terminal, so it must
     lock and record that one, not pts/K (it could take another terminal's lock)."""
-    from gatekeep import audit
-    from gatekeep.paths import get_paths
+    from gatekeep.core.paths import get_paths
+    from gatekeep.record import audit
 
     command = f"{sys.executable} -m gatekeep check --quiet -- ls <{terminal.path}; tty"
     child = pexpect.spawn("bash", ["-c", command], encoding="utf-8", timeout=30, env=dict(os.environ))

@@ -16,8 +16,9 @@ import uuid
 import pexpect
 import pytest
 
-from gatekeep import approvals, keys, prompt
-from gatekeep.paths import get_paths
+from gatekeep.ask import keys, prompt
+from gatekeep.core.paths import get_paths
+from gatekeep.record import approvals
 from tests.shells import PAUSE, press_answer
 from tests.test_approvals import GATEKEEP, asker, last_record, policy, spawn, wait_for_requests
 from tests.test_prompt import verdict
@@ -72,10 +73,10 @@ def test_keys_pressed_with_ctrl_c_are_reported(terminal, tmp_path):
 
 ASKER = """
 import sys
-from gatekeep import prompt
-from gatekeep.gate import evaluate
-from gatekeep.policy import load_policy
-from gatekeep.paths import get_paths
+from gatekeep.ask import prompt
+from gatekeep.judge.gate import evaluate
+from gatekeep.judge.policy import load_policy
+from gatekeep.core.paths import get_paths
 line = "npm install left-pad"
 answer = prompt.ask(line, evaluate(line, load_policy(get_paths())), 30, sys.argv[2], sys.argv[1])
 print(answer.answer, flush=True)

@@ -1,10 +1,10 @@
-"""The README's "What gatekeep knows" section is gatekeep/knowledge_doc.py's rendering of tools/*.toml."""
+"""The README's "What gatekeep knows" section is gatekeep/name/knowledge_doc.py's rendering of tools/*.toml."""
 
 from __future__ import annotations
 
 import pytest
 
-from gatekeep import knowledge_doc
+from gatekeep.name import knowledge_doc
 
 
 def test_the_readme_section_is_the_rendered_data():
@@ -12,7 +12,7 @@ def test_the_readme_section_is_the_rendered_data():
     assert shown is not None, f"README.md lacks the {knowledge_doc.START} … {knowledge_doc.END} markers"
     assert shown == knowledge_doc.render(), (
         "README.md's 'What gatekeep knows' section is out of date with tools/*.toml: "
-        "run `python -m gatekeep.knowledge_doc --write` to refresh it"
+        "run `python -m gatekeep.name.knowledge_doc --write` to refresh it"
     )
 
 

@@ -7,7 +7,7 @@ from collections import namedtuple
 
 import pytest
 
-from gatekeep.records import cached_property, record
+from gatekeep.core.records import cached_property, record
 
 FIELDS, DEFAULTS = "value dynamic body", (False, None)
 Ours = record("Point", FIELDS, defaults=DEFAULTS)

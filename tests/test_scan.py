@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from gatekeep.commands.scan import best_suggestions
-from gatekeep.history import command_lines, decode, null_separated, unmetafy
 from gatekeep.main import main
+from gatekeep.record.history import command_lines, decode, null_separated, unmetafy
 from tests.conftest import write
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep.errors import PolicyError
-from gatekeep.paths import get_paths
-from gatekeep.policy import load_policy
+from gatekeep.core.errors import PolicyError
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.policy import load_policy
 from tests.conftest import write
 
 AUTHPRIV = 10  # syslog facility codes (RFC 5424)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gatekeep.gate import evaluate
-from gatekeep.wildmatch import UNKNOWN, could_match, unknown_parts
+from gatekeep.judge.gate import evaluate
+from gatekeep.name.wildmatch import UNKNOWN, could_match, unknown_parts
 from tests.conftest import policy_from
 
 U = UNKNOWN
@@ -78,7 +78,7 @@ def test_variables_and_globs_meet_deny_rules_conservatively(line, decision):
 @settings(max_examples=2000, deadline=None)
 @given(st.text("ab */", max_size=8), st.text("ab /\x00", max_size=8))
 def test_the_quick_rejection_never_changes_the_answer(pattern, text):
-    from gatekeep import wildmatch
+    from gatekeep.name import wildmatch
 
     atoms = pattern.replace("*", wildmatch._STAR)
     assert wildmatch._ends_differ(atoms, text) is False or wildmatch._match(atoms, text) is False

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gatekeep.gate import evaluate
-from gatekeep.writes import WriteContext, argument_writes, judge
+from gatekeep.judge.gate import evaluate
+from gatekeep.judge.writes import WriteContext, argument_writes, judge
 from tests.conftest import policy_from
 
 WRITTEN = [

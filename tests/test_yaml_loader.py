@@ -19,10 +19,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from gatekeep import policy, resources, yamlio
-from gatekeep.errors import PolicyError
-from gatekeep.match import _indexed_word, canonical, first_word
-from gatekeep.yamlio import NotSure, load_plain, load_roundtrip
+from gatekeep.core import resources
+from gatekeep.core.errors import PolicyError
+from gatekeep.judge import policy, yamlio
+from gatekeep.judge.match import _indexed_word, canonical, first_word
+from gatekeep.judge.yamlio import NotSure, load_plain, load_roundtrip
 
 EXAMPLES = int(os.environ.get("GATEKEEP_YAML_EXAMPLES", "300"))
 PROPERTY = settings(
@@ -615,7 +616,7 @@ def test_a_file_ruamel_fails_on_is_a_policy_error():
 def test_the_fast_path_does_not_import_ruamel():
     code = (
         "import sys\n"
-        "from gatekeep import policy, resources\n"
+        "from gatekeep.core import resources\nfrom gatekeep.judge import policy\n"
         "policy.read_layer('built-in', resources.DEFAULT_POLICY)\n"
         "policy.parse_layer('user', 'p', 'rules:\\n  allow: [\"git status *\"]\\n')\n"
         "assert not [m for m in sys.modules if m.startswith('ruamel') or m in ('re', 'hashlib')], sys.modules\n"

@@ -25,13 +25,13 @@ import _thread
 import os
 import sys
 
-from gatekeep.agents import HOSTS, Answer, BadEvent, Host, read_event
-from gatekeep.commands.check import new_record, record_broken_policy, save_record
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ERROR, FatalError, PolicyError
-from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
-from gatekeep.policy import STRICTNESS, load_policy
+from gatekeep.agents.hosts import HOSTS, Answer, BadEvent, Host, read_event
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ERROR, FatalError, PolicyError
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.gate import evaluate
+from gatekeep.judge.policy import STRICTNESS, load_policy
+from gatekeep.record.decision import new_record, record_broken_policy, save_record
 
 DEADLINE_SECONDS = 10.0  # under the 30 s hook timeout `gatekeep install --agent` writes
 MAX_EVENT_BYTES = 4 << 20  # far above any command a host sends; past it, a hostile or broken event
@@ -53,7 +53,7 @@ def agent_hook(agent: str, policy_file: str | None = None, stdin=None, deadline:
     except KeyboardInterrupt:
         answer = host.fail("gatekeep: interrupted; blocked")
     except Exception as e:  # a bug: block, one line, traceback in the error log, as main() does
-        from gatekeep.errorlog import internal_error_line
+        from gatekeep.core.errorlog import internal_error_line
 
         answer = host.fail(internal_error_line(e))
     answered.acquire()  # if the deadline answered first, it is ending the process

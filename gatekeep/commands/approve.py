@@ -16,11 +16,11 @@ import time
 
 import click
 
-from gatekeep import approvals, audit
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW
-from gatekeep.paths import get_paths
-from gatekeep.terminal import controlling_device
+from gatekeep.ask.terminal import controlling_device
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW
+from gatekeep.core.paths import get_paths
+from gatekeep.record import approvals, audit
 
 
 def pending(as_json: bool) -> int:
@@ -73,8 +73,8 @@ def watch(poll_seconds: float = 0.25) -> int:
     import termios
     import tty
 
-    from gatekeep.keys import Ended, Keys
-    from gatekeep.prompt import ignored_note
+    from gatekeep.ask.keys import Ended, Keys
+    from gatekeep.ask.prompt import ignored_note
 
     fd = sys.stdin.fileno()
     if not os.isatty(fd):

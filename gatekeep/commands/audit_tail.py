@@ -6,10 +6,10 @@ import json
 
 import click
 
-from gatekeep import audit
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW
-from gatekeep.paths import get_paths
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW
+from gatekeep.core.paths import get_paths
+from gatekeep.record import audit
 
 
 def audit_tail(count: int, follow: bool, as_json: bool, outcome: str | None) -> int:

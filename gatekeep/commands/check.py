@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import sys
 
-from gatekeep import audit
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, PolicyError
-from gatekeep.gate import evaluate, verdict_json
-from gatekeep.jsontext import dumps
-from gatekeep.paths import current_directory, get_paths, removed
-from gatekeep.policy import load_policy
-from gatekeep.terminal import controlling_terminal
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, PolicyError
+from gatekeep.core.jsontext import dumps
+from gatekeep.core.paths import get_paths, removed
+from gatekeep.judge.gate import evaluate, verdict_json
+from gatekeep.judge.policy import load_policy
+from gatekeep.record.decision import new_record, ready_to_record, record_broken_policy, save_record
 
 
 def check(
@@ -54,7 +53,7 @@ def check(
     answer = None
     on_terminal = bool(record["tty"]) and sys.stdin.isatty()
     if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
-        _ready_to_record(paths)
+        ready_to_record(paths)
         answer = _ask(paths, record, verdict, policy, on_terminal)
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
@@ -99,14 +98,14 @@ def check(
 def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
     """Ask on this terminal, or (approve: remote | both) publish the request for another terminal
     too (approvals.py) and take the first answer; it is withdrawn whatever happens."""
-    from gatekeep.prompt import Remote, ask, wait_remote
+    from gatekeep.ask.prompt import Remote, ask, wait_remote
 
     line, lock = record["command"], paths.lock_for(record["tty"]) if record["tty"] else None
     if policy.approve == "tty":
         return ask(line, verdict, policy.timeout, lock, confirm=policy.confirm)
     import time
 
-    from gatekeep import approvals
+    from gatekeep.record import approvals
 
     request_id = record["id"]
     names = list(dict.fromkeys(c.normalized.name for c in verdict.commands if c.decision != "allow"))
@@ -138,7 +137,7 @@ def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
 
 def _save_answer(paths, target: str, patterns: tuple[str, ...], verdict: str) -> None:
     """Add the suggested patterns to the user policy; the line's outcome does not depend on it."""
-    from gatekeep.policy_edit import add_rule
+    from gatekeep.record.policy_edit import add_rule
 
     for pattern in patterns:
         try:
@@ -148,74 +147,6 @@ def _save_answer(paths, target: str, patterns: tuple[str, ...], verdict: str) ->
             print(f"gatekeep: could not save the rule '{visible(pattern)}': {e}", file=sys.stderr)
 
 
-def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
-    """The audit record's fields known before the decision (`claude-hook` builds on it too)."""
-    return {
-        "id": audit.new_id(),
-        "ts": audit.timestamp(),
-        "command": line,
-        "cwd": cwd or current_directory(),  # never raises: the directory may have been removed
-        "tty": _tty(),
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
-        "user": _user(),
-        "shell": shell,
-    }
-
-
-def record_broken_policy(path: str, record: dict, error: PolicyError) -> None:
-    """A policy that does not load blocks the line; the audit log says so."""
-    record.update(
-        decision="deny",
-        outcome="deny",
-        rule=None,
-        reason=f"{error}; fix the policy to unblock",
-        prompted=False,
-        answer=None,
-        timed_out=False,
-        policy_sha256=None,
-    )
-    _audit(path, record)
-
-
-def save_record(path: str, record: dict, syslog: str | None) -> None:
-    """Append the decided record to the audit log (or block: FatalError), then send it to syslog if set."""
-    _audit(path, record)
-    if syslog:
-        _syslog(syslog, record)
-
-
-def _audit(path: str, record: dict) -> None:
-    try:
-        audit.append(path, record)
-    except OSError as e:
-        raise FatalError(_unwritable("the audit log", path, e)) from None
-
-
-def _unwritable(what: str, path: str, error: OSError) -> str:
-    """One line: what cannot be written and why, that the line is blocked, and the way out."""
-    return (
-        f"cannot write {what} {visible(path)} ({error.strerror or error}); the line is blocked:"
-        f" make {visible(os.path.dirname(path))} a directory you can write, or set GATEKEEP_HOME to one"
-    )
-
-
-def _ready_to_record(paths) -> None:
-    """Before a question: the audit log takes a record and the lock directory exists. An answer
-    (and an "always" rule written to the policy) for a line then blocked unrecorded would ask
-    the person for nothing; so a log that cannot be written blocks the line before it asks."""
-    try:
-        audit.ready(paths.audit_log)
-    except OSError as e:
-        raise FatalError(_unwritable("the audit log", paths.audit_log, e)) from None
-    try:
-        os.makedirs(paths.lock_dir, mode=0o700, exist_ok=True)
-        if not os.access(paths.lock_dir, os.W_OK):
-            raise PermissionError(13, "Permission denied")
-    except OSError as e:
-        raise FatalError(_unwritable("the lock directory", paths.lock_dir, e)) from None
-
-
 def _gone(cwd: str) -> None:
     """Why a line typed in a directory that no longer exists asks (paths.current_directory)."""
     print(
@@ -223,46 +154,3 @@ def _gone(cwd: str) -> None:
         " what a line writes there asks: `cd` to a directory that exists",
         file=sys.stderr,
     )
-
-
-def _syslog(address: str, record: dict) -> None:
-    """The decision is already in the audit log, which is the source of truth: a system log
-    that cannot be reached is reported, not a reason to block the line."""
-    try:
-        audit.send_to_syslog(address, record)
-    except OSError as e:
-        print(f"gatekeep: could not send the audit record to syslog at {address} ({e})", file=sys.stderr)
-
-
-def _user() -> str | None:
-    """What getpass.getuser() returns, without importing getpass (~0.3x Python's start-up)."""
-    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
-        if os.environ.get(name):
-            return os.environ[name]
-    import pwd
-
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        return None
-
-
-def _tty() -> str | None:
-    """The name of the terminal a question is asked on (/dev/pts/3), which the per-terminal lock,
-    `pending`, `watch` and the audit show. The question opens /dev/tty, the controlling terminal,
-    whose own name is the same in every terminal: the kernel's record names the real one (and a
-    stream redirected from another terminal, `</dev/pts/7`, does not stand in for it). Without
-    /proc, the first standard stream on a terminal other than /dev/tty names it."""
-    controlling = controlling_terminal()
-    if controlling is not None:
-        return controlling
-    generic = None
-    for fd in (0, 1, 2):
-        try:
-            name = os.ttyname(fd)
-        except OSError:
-            continue
-        if name != "/dev/tty":
-            return name
-        generic = name
-    return generic

@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 import click
 
-from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED
 
 MECHANISMS = {"bash": "ps0", "zsh": "preexec+TRAPDEBUG"}
 EXPLAINED = {"ps0": "PS0 line gate", "preexec+TRAPDEBUG": "preexec + TRAPDEBUG"}
@@ -218,9 +218,9 @@ def check_history(shell: str | None, hook: Hook | None) -> Check:
 
 
 def check_policy() -> Check:
-    from gatekeep.errors import FatalError
-    from gatekeep.paths import current_directory, get_paths
-    from gatekeep.policy import load_policy
+    from gatekeep.core.errors import FatalError
+    from gatekeep.core.paths import current_directory, get_paths
+    from gatekeep.judge.policy import load_policy
 
     try:
         policy = load_policy(get_paths(), None, current_directory())
@@ -240,7 +240,7 @@ def check_policy() -> Check:
 
 def check_audit_log() -> Check:
     """Writable and private, without writing a record: an append-mode open that writes nothing, or os.access."""
-    from gatekeep.paths import get_paths
+    from gatekeep.core.paths import get_paths
 
     path = get_paths().audit_log
     quoted = shlex.quote(path)
@@ -280,7 +280,7 @@ def _audit_log_creatable(path: str) -> Check:
 
 def check_install(hook: Hook | None) -> Check:
     """The interpreter the loaded hook calls (else this gatekeep's), and the import dirs `gatekeep hook` bakes in."""
-    from gatekeep.commands.hook import import_dirs
+    from gatekeep.shells.hook import import_dirs
 
     interpreter = hook.interpreter if hook is not None else sys.executable
     calls = "the loaded hook calls" if hook is not None else "`gatekeep hook` would call"

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import click
 
-from gatekeep.atomic import write_atomic
-from gatekeep.errors import EXIT_ALLOW, FatalError
-from gatekeep.paths import expand_home
+from gatekeep.core.atomic import write_atomic
+from gatekeep.core.errors import EXIT_ALLOW, FatalError
+from gatekeep.core.paths import expand_home
 
 BEGIN = "# >>> gatekeep >>>"
 END = "# <<< gatekeep <<<"
@@ -36,7 +36,7 @@ def rc_file(shell: str) -> Path:
 
 
 def block(shell: str) -> str:
-    from gatekeep.commands.hook import rc_lines  # the hook, or a fallback that blocks every line (hook.py)
+    from gatekeep.shells.hook import rc_lines  # the hook, or a fallback that blocks every line (hook.py)
 
     command = shlex.join([sys.executable, "-I", "-m", "gatekeep", "hook", shell])
     loads = rc_lines(shell, command, str(rc_file(shell)))
@@ -69,7 +69,7 @@ def install(shell: str, remove: bool, as_json: bool = False) -> int:
 def install_agent(agent: str, remove: bool, as_json: bool = False) -> int:
     """Register (or take out) the hook with a coding agent; with `as_json`, one object: `agent`, `file`,
     and `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none)."""
-    from gatekeep.agent_setup import SETUPS
+    from gatekeep.agents.setup import SETUPS
 
     setup = SETUPS[agent]
     path = Path(setup.path())

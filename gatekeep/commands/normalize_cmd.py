@@ -6,8 +6,8 @@ import json
 
 import click
 
-from gatekeep.errors import EXIT_ALLOW
-from gatekeep.gate import read_line
+from gatekeep.core.errors import EXIT_ALLOW
+from gatekeep.judge.gate import read_line
 
 
 def normalize_line(line: str, as_json: bool) -> int:

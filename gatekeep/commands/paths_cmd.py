@@ -6,8 +6,8 @@ import json
 
 import click
 
-from gatekeep.errors import EXIT_ALLOW
-from gatekeep.paths import get_paths
+from gatekeep.core.errors import EXIT_ALLOW
+from gatekeep.core.paths import get_paths
 
 
 def paths_show(as_json: bool) -> int:

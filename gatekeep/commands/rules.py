@@ -6,12 +6,12 @@ import json
 
 import click
 
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
-from gatekeep.gate import evaluate, verdict_json
-from gatekeep.match import compile_rule
-from gatekeep.paths import current_directory, get_paths
-from gatekeep.policy import load_policy
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
+from gatekeep.core.paths import current_directory, get_paths
+from gatekeep.judge.gate import evaluate, verdict_json
+from gatekeep.judge.match import compile_rule
+from gatekeep.judge.policy import load_policy
 
 
 def _target(policy_file: str | None) -> str:
@@ -19,7 +19,7 @@ def _target(policy_file: str | None) -> str:
 
 
 def rules_add(pattern: str, verdict: str, policy_file: str | None, excepts: tuple[str, ...] = ()) -> int:
-    from gatekeep.policy_edit import add_rule
+    from gatekeep.record.policy_edit import add_rule
 
     if excepts and verdict == "allow":
         raise FatalError("only ask and deny rules take exceptions (--except): use --ask or --deny")
@@ -41,7 +41,7 @@ def rules_add(pattern: str, verdict: str, policy_file: str | None, excepts: tupl
 
 
 def rules_remove(pattern: str, policy_file: str | None) -> int:
-    from gatekeep.policy_edit import remove_rule
+    from gatekeep.record.policy_edit import remove_rule
 
     path = _target(policy_file)
     removed = remove_rule(get_paths(), path, pattern)

@@ -12,10 +12,10 @@ import json
 
 import click
 
-from gatekeep.claude_rules import Converted, convert_settings
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW, FatalError
-from gatekeep.paths import get_paths
+from gatekeep.agents.claude_rules import Converted, convert_settings
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW, FatalError
+from gatekeep.core.paths import get_paths
 
 
 def rules_import(source: str, dry_run: bool, policy_file: str | None, as_json: bool = False) -> int:
@@ -26,7 +26,7 @@ def rules_import(source: str, dry_run: bool, policy_file: str | None, as_json: b
     present, kept or skipped) and `why` (why it was skipped, or the verdict it is kept under)),
     and `counts` by result.
     """
-    from gatekeep.policy_edit import add_rules
+    from gatekeep.record.policy_edit import add_rules
 
     converted = convert_settings_file(source)
     target = policy_file or get_paths().user_policy

@@ -21,14 +21,14 @@ import sys
 
 import click
 
-from gatekeep.audit import new_id
-from gatekeep.best_rules import best_suggestions, removals
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW, FatalError
-from gatekeep.gate import evaluate, verdict_json, write_context
-from gatekeep.history import command_lines, decode, default_history_file, null_separated
-from gatekeep.paths import current_directory, get_paths
-from gatekeep.policy import load_policy
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW, FatalError
+from gatekeep.core.paths import current_directory, get_paths
+from gatekeep.judge.gate import evaluate, verdict_json, write_context
+from gatekeep.judge.policy import load_policy
+from gatekeep.record.audit import new_id
+from gatekeep.record.best_rules import best_suggestions, removals
+from gatekeep.record.history import command_lines, decode, default_history_file, null_separated
 
 PROGRESS_EVERY = 1000
 PARALLEL_FROM = 2_000  # distinct lines

@@ -7,11 +7,11 @@ import os
 
 import click
 
-from gatekeep import project
-from gatekeep.display import visible
-from gatekeep.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
-from gatekeep.paths import get_paths
-from gatekeep.policy import parse_layer, read_text
+from gatekeep.core.display import visible
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
+from gatekeep.core.paths import get_paths
+from gatekeep.judge import project
+from gatekeep.judge.policy import parse_layer, read_text
 
 
 def trust(directory: str | None, revoke: bool, as_json: bool = False) -> int:

@@ -9,7 +9,7 @@ compared to, because these machines are noisy: read the ratios, not the ms.
   check          `gatekeep check --no-prompt -- LINE` as a whole process, default
                  policy + a 200-rule user policy;             target ≤ 2.0× floor
                  both through the `gatekeep` script and as the shell hooks run
-                 it (`python -I -S -c …`, see commands/hook.py), which is what a
+                 it (`python -I -S -c …`, see shells/hook.py), which is what a
                  user waits for on every line
   memory         its peak resident size;                      target ≤ 30 MB
   10,000 rules   the same with 10 and with 10,000 user rules;  target ≤ 1.2× the 10-rule figure

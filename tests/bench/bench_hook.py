@@ -27,7 +27,7 @@ import pexpect
 from bench_user import EXTRA_ALLOW, PARSER, PLAIN
 from userenv import Figure, floor_time, gatekeep_executable, heading, rules, user_environment, verdict
 
-from gatekeep.commands.hook import hook_command, hook_script
+from gatekeep.shells.hook import hook_command, hook_script
 
 ROUNDS = 6
 PROMPT = "BENCH> "

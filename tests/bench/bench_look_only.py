@@ -79,7 +79,7 @@ def decide_rows(rows: list[Row]) -> list[tuple[Row, object]]:
     must already name a throw-away directory (the tests' autouse fixture, or main() here)."""
     if not os.environ.get("GATEKEEP_HOME"):
         raise RuntimeError("set GATEKEEP_HOME to a temporary directory first")
-    from gatekeep.gate import evaluate, write_context
+    from gatekeep.judge.gate import evaluate, write_context
     from tests.conftest import policy_from
 
     policy = policy_from("")

@@ -30,8 +30,8 @@ def gatekeep_name(line: str) -> str:
     """The name gatekeep gives the line's outer command (its substitutions come before it), as
     the gate names it: a shell or wrapper that runs a script (`parallel gzip ::: a b`) is named
     after the script's first command."""
-    from gatekeep.gate import read_line
-    from gatekeep.parse import parse_line
+    from gatekeep.judge.gate import read_line
+    from gatekeep.read.parse import parse_line
 
     commands = parse_line(line).commands
     if not commands:

@@ -26,7 +26,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gatekeep.agent_setup import SETUPS
 from userenv import (
     RUNS,
     Figure,
@@ -41,6 +40,8 @@ from userenv import (
     user_environment,
     verdict,
 )
+
+from gatekeep.agents.setup import SETUPS
 
 PLAIN = ["git status", "ls -la", "git log --oneline | head -5", "npm run build", "cd src && make test"]
 PARSER = [

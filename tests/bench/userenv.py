@@ -56,8 +56,8 @@ def gatekeep_executable() -> str:
 
 
 def hook_argv() -> list[str]:
-    """How the shell hooks start gatekeep (`python -I -S -c …`, commands/hook.py)."""
-    from gatekeep.commands.hook import hook_argv
+    """How the shell hooks start gatekeep (`python -I -S -c …`, shells/hook.py)."""
+    from gatekeep.shells.hook import hook_argv
 
     return hook_argv()
 

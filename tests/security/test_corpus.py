@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from gatekeep import resources
-from gatekeep.gate import evaluate
-from gatekeep.paths import get_paths
+from gatekeep.core import resources
+from gatekeep.core.paths import get_paths
+from gatekeep.judge.gate import evaluate
 from tests.conftest import policy_from
 
 # ---------------------------------------------------------------------------

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from gatekeep import audit
-from gatekeep.paths import get_paths
+from gatekeep.core.paths import get_paths
+from gatekeep.record import audit
 from tests.conftest import write
 from tests.shells import Shell, hook_text
 

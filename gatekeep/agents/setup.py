@@ -1,0 +1,280 @@
+"""Where each coding agent is told to run gatekeep's hook, and what is written there (issue 20).
+
+`gatekeep install --agent NAME` (commands/install.py) reads the file, lets the
+host's Setup add or remove gatekeep's entry, and writes it back only if that
+changed something: the user's other settings are kept, in their order, and a
+second install finds nothing to do. gatekeep's entry is recognised by its
+command (`agent-hook NAME`, or the older `claude-hook`), so an install replaces
+it rather than adding a second one.
+
+How the hook starts (hook_command, as the shell hooks start gatekeep: this
+interpreter, isolated, without site), and what covers the failures each host
+would let through (tests/test_agents.py runs each with the interpreter gone):
+
+- `|| /bin/sh -c 'echo ... >&2; exit 2'` after the command, for the hosts that block on
+  exit 2 (Claude Code, Codex, Gemini CLI, Cursor): if gatekeep cannot start (the
+  virtualenv was removed: exit 127), or dies on a signal, the host sees exit 2
+  with a line on stderr (Codex ignores an exit 2 without one) and blocks.
+  gatekeep's own exit 2 stays 2, with that line after its reason. Codex runs
+  hooks through the login shell ($SHELL -lc): sh, bash, zsh and fish read `||`.
+- Copilot CLI skips a failing hook: `|| echo` a JSON deny instead.
+- OpenCode runs a plugin, which starts gatekeep without a shell and throws
+  (stops the call) on anything but an allow, including gatekeep missing or slow.
+- A timeout of 30 s where the host takes one (Cursor's unit is not documented:
+  none is written, and `failClosed` makes its timeout a block). gatekeep answers
+  deny by itself at 10 s (commands/agent_hook.py), since a hook the host has to
+  kill is let through by every host but Cursor.
+- Claude Code blocks on any hook failure with `"onFailure": "block"`, a key
+  added in 2.1.295: it is written when `claude --version` says at least that,
+  since an older version may refuse a key it does not know.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+
+from gatekeep.agents.hosts import HOSTS
+from gatekeep.core.errors import FatalError
+from gatekeep.core.jsontext import loads
+from gatekeep.core.paths import absolute_env, expand_home
+
+TIMEOUT_SECONDS = 30
+CLAUDE_ON_FAILURE = (2, 1, 295)  # the first Claude Code that reads "onFailure"
+# After a hook that exited non-zero: exit 2 with a line on stderr. Codex reads exit 2 with nothing on
+# stderr as a failed hook (zsh, unlike bash, says nothing when the hook is killed); sh -c, since the
+# login shell Codex uses may be fish, which has no `{ ...; }` or `$?`.
+BLOCK_ON_FAILURE = "/bin/sh -c 'echo \"gatekeep: blocked (no reason above? run: gatekeep doctor)\" >&2; exit 2'"
+COPILOT_FALLBACK = '{"permissionDecision":"deny","permissionDecisionReason":"gatekeep could not run; blocked"}'
+
+
+def _dir(variable: str, default: str) -> str:
+    """$variable when it is an absolute path, else `default` under the home directory."""
+    return absolute_env(variable) or expand_home(default)
+
+
+class Setup:
+    """One host's settings file and gatekeep's entry in it."""
+
+    name = ""
+    notes: tuple[str, ...] = ()  # what the user must still do, said after an install
+    on_failure = BLOCK_ON_FAILURE  # the shell words after `||`: what the host reads as a block
+
+    @property
+    def title(self) -> str:
+        return HOSTS[self.name].title
+
+    def path(self) -> str:
+        raise NotImplementedError
+
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        """The file's new text (None: delete it) from its `current` text (None: there is none);
+        `start` is how gatekeep is started (self.start())."""
+        raise NotImplementedError
+
+    def command(self, start: list[str]) -> str:
+        return f"{shlex.join(start)} agent-hook {self.name} || {self.on_failure}"
+
+    def start(self) -> list[str]:
+        """How the host starts gatekeep (without the `agent-hook NAME` words)."""
+        from gatekeep.shells.hook import hook_argv
+
+        return hook_argv(f"run: gatekeep install --agent {self.name}")
+
+    def ours(self, command: object) -> bool:
+        return isinstance(command, str) and f"agent-hook {self.name}" in command
+
+
+class JsonHooks(Setup):
+    """Hosts whose settings list hooks by event, in groups with a matcher: {"hooks": {EVENT: [{"matcher": M,
+    "hooks": [{"type": "command", "command": C, ...}]}]}} (Claude Code, Codex, Gemini CLI)."""
+
+    event = matcher = ""
+
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
+        """gatekeep's handler; `previous`: the ones an earlier install wrote."""
+        return {"type": "command", "command": self.command(start), "timeout": TIMEOUT_SECONDS}
+
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        settings = _json_object(current, self.path())
+        groups = _list(_object(settings, "hooks", self.path()), self.event, self.path())
+        kept, previous = [], []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept.append(group)  # not ours to judge: the host reports it
+                continue
+            others = [h for h in handlers if not (isinstance(h, dict) and self.ours(h.get("command")))]
+            previous += [h for h in handlers if h not in others]
+            if others or not handlers:
+                kept.append(group if len(others) == len(handlers) else {**group, "hooks": others})
+        if not remove:
+            kept.append({"matcher": self.matcher, "hooks": [self.handler(start, previous)]})
+        return _dump(_put(settings, self.event, kept), self.path())
+
+
+class Claude(JsonHooks):
+    name, event, matcher = "claude", "PreToolUse", "Bash|Monitor|PowerShell"
+
+    def path(self) -> str:
+        return os.path.join(_dir("CLAUDE_CONFIG_DIR", "~/.claude"), "settings.json")
+
+    def ours(self, command: object) -> bool:
+        older = isinstance(command, str) and "gatekeep" in command and "claude-hook" in command  # README's before
+        return older or super().ours(command)
+
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
+        handler = super().handler(start, previous)
+        kept = any(h.get("onFailure") == "block" for h in previous)  # `claude` may be off PATH this time
+        if kept or (claude_version() or ()) >= CLAUDE_ON_FAILURE:
+            handler["onFailure"] = "block"
+        return handler
+
+
+class Codex(JsonHooks):
+    name, event, matcher = "codex", "PreToolUse", "^Bash$"
+    notes = (
+        "Codex runs a new or changed hook only once you trust it: in Codex, type /hooks, choose the gatekeep hook"
+        " and press t. Until then Codex runs its commands ungated.",
+    )
+
+    def path(self) -> str:
+        return os.path.join(_dir("CODEX_HOME", "~/.codex"), "hooks.json")
+
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
+        return {**super().handler(start, previous), "statusMessage": "gatekeep"}
+
+
+class Gemini(JsonHooks):
+    name, event, matcher = "gemini", "BeforeTool", "^run_shell_command$"
+
+    def path(self) -> str:
+        return expand_home("~/.gemini/settings.json")
+
+    def handler(self, start: list[str], previous: list[dict]) -> dict:
+        milliseconds = TIMEOUT_SECONDS * 1000  # Gemini CLI's unit
+        return {"type": "command", "name": "gatekeep", "command": self.command(start), "timeout": milliseconds}
+
+
+class Cursor(Setup):
+    """{"version": 1, "hooks": {"beforeShellExecution": [{"command": C, "failClosed": true}]}}."""
+
+    name, event = "cursor", "beforeShellExecution"
+
+    def path(self) -> str:
+        return expand_home("~/.cursor/hooks.json")
+
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        settings = _json_object(current, self.path())
+        version = settings.setdefault("version", 1)
+        if version != 1:
+            raise FatalError(f"{self.path()} has hooks version {version!r}; gatekeep writes version 1; nothing changed")
+        handlers = _list(_object(settings, "hooks", self.path()), self.event, self.path())
+        kept = [h for h in handlers if not (isinstance(h, dict) and self.ours(h.get("command")))]
+        if not remove:
+            kept.append({"command": self.command(start), "failClosed": True})
+        return _dump(_put(settings, self.event, kept), self.path())
+
+
+class Copilot(Setup):
+    """A hooks file of gatekeep's own in Copilot CLI's user hooks directory."""
+
+    name = "copilot"
+    on_failure = f"echo {shlex.quote(COPILOT_FALLBACK)}"  # a failing hook is skipped: say deny instead
+
+    def path(self) -> str:
+        return os.path.join(_dir("COPILOT_HOME", "~/.copilot"), "hooks", "gatekeep.json")
+
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        if remove:
+            return None
+        handler = {"type": "command", "bash": self.command(start), "timeoutSec": TIMEOUT_SECONDS}
+        return _dump({"version": 1, "hooks": {"preToolUse": [handler]}}, self.path())
+
+
+class OpenCode(Setup):
+    """A plugin of gatekeep's own in OpenCode's global plugins directory (agents/opencode.js)."""
+
+    name = "opencode"
+    notes = ("OpenCode loads plugins when it starts: restart it.",)
+
+    def path(self) -> str:
+        return os.path.join(_dir("XDG_CONFIG_HOME", "~/.config"), "opencode", "plugins", "gatekeep.js")
+
+    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        if remove:
+            return None
+        from gatekeep.core import jsontext, resources
+
+        with open(os.path.join(resources.data_dir("agents"), "opencode.js"), encoding="utf-8") as f:
+            template = f.read()
+        return template.replace("__GATEKEEP_ARGV__", jsontext.dumps(start))
+
+
+SETUPS: dict[str, Setup] = {s.name: s for s in (Claude(), Codex(), Gemini(), Cursor(), Copilot(), OpenCode())}
+
+
+def claude_version() -> tuple[int, ...] | None:
+    """The version `claude --version` prints (e.g. "2.1.330 (Claude Code)"), or None."""
+    try:
+        out = subprocess.run(["claude", "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    return tuple(int(n) for n in found.groups()) if found else None
+
+
+def _json_object(text: str | None, path: str) -> dict:
+    if text is None or not text.strip():
+        return {}
+    try:
+        value = loads(text)
+    except ValueError as e:
+        raise FatalError(f"{path} is not JSON ({e}); nothing changed") from None
+    if not isinstance(value, dict):
+        raise FatalError(f"{path} is not a JSON object; nothing changed")
+    return value
+
+
+def _object(settings: dict, key: str, path: str) -> dict:
+    value = settings.get(key, {})
+    if not isinstance(value, dict):
+        raise FatalError(f"{path}: {key!r} is not an object; nothing changed")
+    return value
+
+
+def _list(hooks: dict, event: str, path: str) -> list:
+    value = hooks.get(event, [])
+    if not isinstance(value, list):
+        raise FatalError(f"{path}: hooks.{event} is not a list; nothing changed")
+    return value
+
+
+def _put(settings: dict, event: str, entries: list) -> dict:
+    """`settings` with hooks.EVENT set to `entries`; an emptied list (and then hooks) taken out."""
+    hooks = dict(settings.get("hooks", {}))
+    if entries:
+        hooks[event] = entries
+    else:
+        hooks.pop(event, None)
+    settings = dict(settings)
+    if hooks:
+        settings["hooks"] = hooks
+    else:
+        settings.pop("hooks", None)
+    return settings
+
+
+def _dump(value: dict, path: str) -> str:
+    """The settings as JSON text that every host reads: no NaN or Infinity (`1e400` reads as
+    Infinity), nothing that is not UTF-8 (an escaped lone surrogate); else nothing is written."""
+    import json
+
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text.encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as e:  # UnicodeEncodeError is a ValueError too
+        raise FatalError(f"{path} holds a value JSON cannot write back ({e}); nothing changed") from None
+    return text

@@ -1,0 +1,1 @@
+"""Stage 4, asking: the question on the terminal (once / always / deny), answered on purpose only."""

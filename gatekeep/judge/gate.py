@@ -1,0 +1,201 @@
+"""The gate: parse -> normalize -> match -> decide, for one line under one policy.
+
+This is the one place the pure stages are chained; `check` and `rules test`
+both call it, then add prompt and audit, or an explanation, on top.
+"""
+
+from __future__ import annotations
+
+from gatekeep.core import resources
+from gatekeep.core.paths import current_directory, get_paths, removed
+from gatekeep.judge.decide import LineVerdict, decide
+from gatekeep.judge.match import match_line
+from gatekeep.judge.policy import Policy
+from gatekeep.judge.writes import WriteContext
+from gatekeep.name.normalize import Normalized, normalize, place, unread
+from gatekeep.name.scripts import TRANSPARENT
+from gatekeep.name.wrappers import basename
+from gatekeep.read.parse import ParseResult, parse_line
+
+MAX_REENTRY_DEPTH = 3
+CHECK_SECONDS = 3.0  # of CPU time to decide one line: see evaluate
+# Commands of a line (scripts of `bash -c` included) read and judged one by one; those past it
+# are denied unread. A line of more than 50 commands asks anyway (decide.MAX_COMMANDS); each
+# command costs ~60 µs to read and judge, and a 128 KiB line can hold 30,000 (`a;b;c;…`, or
+# the pieces the fallback scan cuts out of a long heredoc), which took 2.5 s. Denying is never
+# looser than judging them all: what a deny rule would have found in them is denied too.
+MAX_COMMANDS_READ = 2_000
+TOO_MANY = (
+    f"the line runs more than {MAX_COMMANDS_READ:,} commands (as gatekeep splits it), too many to"
+    " try every deny rule on each"
+)
+
+
+def read_line(line: str, cwd: str | None = None) -> tuple[ParseResult, list[Normalized]]:
+    """Parse and normalize: every simple command the line runs, scripts of `bash -c` included,
+    each placed in the directories it may run in (the line typed in `cwd`)."""
+    parsed = parse_line(line)
+    room = [MAX_COMMANDS_READ]
+    parsed, normalized = _expand_scripts(parsed, _normalize_each(parsed.commands, room), room=room)
+    cwd = cwd or current_directory()
+    placed = place(normalized, cwd)
+    if removed(cwd):
+        # removed by another process while the shell stays in it: what is there is unknown, so
+        # wherever a command runs in it, it may as well run in a directory known only at run
+        # time; a relative write or removal asks, `cd /` and what only looks pass
+        placed = [n._replace(directories=(*n.directories, None)) if cwd in n.directories else n for n in placed]
+    return parsed, placed
+
+
+def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteContext | None = None) -> LineVerdict:
+    """The verdict on `line` run in `cwd`; `context`, if given, is write_context(cwd) made once for many lines.
+
+    Given CHECK_SECONDS of CPU time (budget.py); past that the line asks, and the reason says
+    so: a line is never allowed because its time ran out. 3 s: a typical line takes 5 to 20
+    ms, the slowest adversarial line measured (5,000 words) 0.7 s on a busy machine, and
+    bashlex stops itself at 0.5 s; so no real line meets the limit, while a person kept
+    waiting by a hostile pattern waits seconds, not minutes. It is spent before any
+    question, whose own timeout (300 s unless the policy says otherwise) starts after. The
+    verdict is firm: even `mode: audit` asks, since what was not finished may have been a
+    deny of the built-in policy."""
+    from gatekeep.core.budget import Limit, OutOfTime
+
+    try:
+        with Limit(CHECK_SECONDS) as limit:
+            return _evaluate(line, policy, cwd, context)
+    except OutOfTime as e:
+        if e.limit is not limit:
+            raise
+    reason = (
+        f"gatekeep could not finish judging the line within {CHECK_SECONDS:g} s of CPU time, so it asks"
+        " (a policy pattern or a line too costly to match?)"
+    )
+    return LineVerdict("ask", reason, None, (), (), firm=True)
+
+
+def _evaluate(line: str, policy: Policy, cwd: str | None, context: WriteContext | None) -> LineVerdict:
+    context = context or write_context(cwd)
+    parsed, normalized = read_line(line, context.cwd)
+    matches = match_line(normalized, policy.index)
+    _match_elsewhere(normalized, matches, context.cwd)
+    return decide(parsed, normalized, matches, policy, context)
+
+
+def _match_elsewhere(normalized: list[Normalized], matches: list, cwd: str) -> None:
+    """A command that may run in another directory than the line's (after a `cd` on the line)
+    also meets the deny and ask rules of the project policies there (`cd mono && make deploy`,
+    typed outside mono, meets mono's `make deploy *`). Allow rules of those files do not count:
+    they were trusted for lines typed there."""
+    elsewhere = sorted({d for n in normalized for d in n.directories if d is not None and d != cwd})
+    if not elsewhere:
+        return
+    from gatekeep.judge.policy import load_project_policy
+    from gatekeep.judge.project import find_project_files
+
+    here = set(find_project_files(cwd))
+    for directory in elsewhere:
+        files = [f for f in find_project_files(directory) if f not in here]
+        if not files:
+            continue
+        other = load_project_policy(get_paths(), files)
+        indexes = [i for i, n in enumerate(normalized) if directory in n.directories]
+        for i, found in zip(indexes, match_line([normalized[i] for i in indexes], other.index), strict=True):
+            matches[i].add_stricter(found)
+
+
+def write_context(cwd: str | None) -> WriteContext:
+    """Where writes are judged from, and gatekeep's own files, which no line may write."""
+    paths = get_paths()
+    own = (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy, resources.PACKAGE_DIR)
+    return WriteContext.here(cwd or current_directory(), tuple(str(p) for p in own))
+
+
+def _normalize_each(commands, room: list[int]) -> list[Normalized]:
+    """Each command normalized while room[0], the commands left to read on the line, lasts; the
+    first past it stands unread for the rest (normalize.unread), which denies the line (see
+    MAX_COMMANDS_READ), and the others are left out."""
+    found = []
+    for command in commands:
+        room[0] -= 1
+        if room[0] >= 0:
+            found.append(normalize(command))
+        elif room[0] == -1:
+            found.append(unread(command, TOO_MANY))
+        else:
+            break
+    return found
+
+
+def _expand_scripts(parsed: ParseResult, normalized: list[Normalized], depth: int = 1, room: list[int] | None = None):
+    """Parse the literal scripts of `bash -c '...'` and `eval '...'`; their commands join the line.
+
+    A shell, eval or xargs that runs a script is then named after the script's first command,
+    and one that only runs it is decided by its commands (see decide.py); too deep a nesting is
+    unreadable.
+    `room` counts the commands left to read on the line (MAX_COMMANDS_READ).
+    """
+    room = [MAX_COMMANDS_READ] if room is None else room
+    problems = list(parsed.problems)
+    complete = parsed.complete
+    functions = list(parsed.functions)
+    risks = list(parsed.risks)
+    names, loops = list(parsed.names), list(parsed.loop_variables)
+    result: list[Normalized] = []
+    pipelines = max((n.command.pipeline for n in normalized), default=0)
+    for n in normalized:
+        if n.reentry is None or room[0] < 0:  # (past MAX_COMMANDS_READ the line is denied unread)
+            result.append(n)
+            continue
+        if depth > MAX_REENTRY_DEPTH:
+            complete = False
+            problems.append(f"shells nested more than {MAX_REENTRY_DEPTH} deep")
+            result.append(n._replace(reentry=None))
+            continue
+        inner = parse_line(n.reentry)
+        inner, inner_normalized = _expand_scripts(inner, _normalize_each(inner.commands, room), depth + 1, room)
+        first = min(inner_normalized, key=lambda m: m.command.start, default=None)
+        # a shell, eval or xargs is named after the script it runs (`bash -c 'git status'`); a
+        # command that carries a script but does its own work (`find -exec`, `rsync -e`, `watch`,
+        # `git bisect run`) keeps its own name
+        runner = n.transparent or basename(n.name) in TRANSPARENT
+        name = first.name if first is not None and runner else n.name
+        inner_normalized = [
+            m._replace(command=m.command._replace(pipeline=m.command.pipeline + pipelines, start=n.command.start))
+            for m in inner_normalized
+        ]
+        pipelines = max([pipelines, *(m.command.pipeline for m in inner_normalized)])
+        result.append(n._replace(name=name))
+        result.extend(inner_normalized)
+        complete = complete and inner.complete
+        problems.extend(inner.problems)
+        functions.extend(inner.functions)
+        risks.extend(inner.risks)
+        names.extend(inner.names)
+        # a script's variables are its own, and its text may be spelled so that no search of the
+        # line finds `read f` in it ($'read\x20f'): with a script in the line, no loop variable is known
+        loops = []
+    commands = tuple(n.command for n in result)
+    merged = ParseResult(
+        parsed.line, commands, complete, tuple(problems), tuple(functions), tuple(risks), tuple(names), tuple(loops)
+    )
+    return merged, result
+
+
+def verdict_json(verdict: LineVerdict) -> dict:
+    """The per-command part of `check --json` and `rules test --json`."""
+    return {
+        "decision": verdict.decision,
+        "reason": verdict.reason,
+        "rule": verdict.rule.pattern if verdict.rule else None,
+        "commands": [
+            {
+                "argv": c.normalized.command.argv,
+                "name": c.normalized.name,
+                "decision": c.decision,
+                "rule": c.rule.pattern if c.rule else None,
+                "suggestion": c.normalized.suggestion,
+            }
+            for c in verdict.commands
+        ],
+        "suggestions": list(verdict.suggestions),
+    }

@@ -1,0 +1,452 @@
+"""Where a command writes, and whether the built-in policy lets it.
+
+A command writes through its redirections and, for the tools in _WRITERS,
+through its arguments: `tee FILE`, `sed -i`, sed's `w FILE`, `sort -o`,
+`dd of=`, the destination of `cp`/`mv`/`install`, `find -fprint`,
+`git --output`, `curl -o`, `wget -O`, `truncate`. Both are judged alike.
+
+A write (`>`, `>>`, `&>`, `>|`, `<>`) is **denied** when it lands on a file
+that runs code or holds secrets or the gate itself: shell start-up files,
+`~/.ssh`, `~/.config`, `/etc`, anything inside a repository's `.git` (its
+config and hooks run code), gatekeep's own policy, audit log, locks, trust
+store and hook files, and any project policy (`.gatekeep.yaml`). It **asks**
+when it lands outside the current directory tree, or when its target is
+computed at run time and so cannot be known. `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are
+always fine.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from gatekeep.core.lazyre import lazy
+from gatekeep.core.records import record
+from gatekeep.judge.project import FILE_NAME as PROJECT_POLICY
+
+HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+RC_FILES = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".inputrc",
+    ".envrc",
+    ".bash_aliases",
+    ".zsh_aliases",
+)
+# Files under home whose content makes programs run commands: a write asks.
+CODE_CONFIG = (".gitconfig", ".npmrc", ".yarnrc", ".curlrc", ".wgetrc", ".netrc")
+# Raw disks: writing one destroys its file systems.
+_DISK = lazy(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)")
+_OTHER_HOME = lazy(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
+_HOME_PREFIX = lazy(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
+_CWD_PREFIX = lazy(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
+
+
+class WriteContext(record("WriteContext", "cwd home protected path_dirs", defaults=((), ()))):
+    """Where a line runs and which paths no line may write: `protected` holds gatekeep's own
+    directories and files, `path_dirs` the directories of $PATH (a new file there shadows a command)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def here(cls, cwd: str | None, protected: tuple[str, ...] = ()) -> WriteContext:
+        home = os.path.expanduser("~")
+        path_dirs = [d for d in os.environ.get("PATH", "").split(":") if d.startswith("/")]
+        path_dirs += [f"{home}/.local/bin", f"{home}/bin"]  # on PATH by default once they exist (~/.profile)
+        return cls(cwd or os.getcwd(), home, protected, tuple(path_dirs))
+
+
+_STRICTNESS = {None: 0, "ask": 1, "deny": 2}
+
+
+def real_path(path: str, memo: dict | None) -> str:
+    """os.path.realpath(path), its directory's real path kept in `memo`: a path that is not itself a
+    link is its real directory and its name, one lstat instead of one per part (a command naming
+    18,000 files in one directory took 0.6 s of realpath)."""
+    head, _, name = path.rpartition("/")
+    if memo is None or not head or not path.startswith("/") or posixpath.normpath(path) != path:
+        return os.path.realpath(path)  # (only a clean absolute path is its directory and its name)
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    real = memo.get(head)
+    if real is None:
+        real = memo[head] = os.path.realpath(head)
+    return real.rstrip("/") + "/" + name
+
+
+def judge(
+    target: str, dynamic: bool, ctx: WriteContext, directory: str | None = "", memo: dict | None = None
+) -> tuple[str, str] | None:
+    """("deny" | "ask", why) for a write to `target` by a command running in `directory`
+    (None: a directory known only at run time; "": the line's own), or None when it is fine.
+
+    Resolved as the kernel resolves it: every word of a brace list (`> {~/.bashrc,}`), the home
+    directory however it is spelled, and every existing symlink on the way (a link made before
+    the line); the strictest verdict over all of them counts.
+
+    `memo`, a dict kept for one line, keeps what was found for it (each verdict, and the
+    protected places resolved through their links, ~30 realpath calls): a line writing
+    thousands of files (`> f1 > f2 …`) took 1 ms a file.
+    """
+    if target in HARMLESS:
+        return None
+    if target.startswith("/") or target == "~" or target.startswith("~/"):
+        directory = ""  # the same path whichever directory the command runs in: judged once
+    if memo is None:
+        return _judge(target, dynamic, ctx, directory, {})
+    key = ("judge", target, dynamic, directory)
+    if key not in memo:
+        memo[key] = _judge(target, dynamic, ctx, directory, memo)
+    return memo[key]
+
+
+def _judge(target: str, dynamic: bool, ctx: WriteContext, directory: str | None, memo: dict):
+    candidates = [target]
+    if dynamic and "{" in target:
+        from gatekeep.read.shellwords import expand_braces
+
+        candidates = expand_braces(target)
+        if candidates is None:
+            return "ask", f"writes to {target}, a brace list of too many paths to check"
+    worst = None
+    for candidate in candidates:
+        if candidate:  # bash drops the empty words of a brace list
+            verdict = _judge_one(candidate, dynamic, ctx, ctx.cwd if directory == "" else directory, memo)
+            if _STRICTNESS[verdict and verdict[0]] > _STRICTNESS[worst and worst[0]]:
+                worst = verdict
+    return worst
+
+
+def _judge_one(
+    target: str, dynamic: bool, ctx: WriteContext, directory: str | None, memo: dict
+) -> tuple[str, str] | None:
+    if target in HARMLESS:
+        return None
+    literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
+    literal = _CWD_PREFIX.sub((directory or ctx.cwd).replace("\\", "\\\\"), literal)
+    homes = [ctx.home]
+    other = _OTHER_HOME.match(literal)
+    if other and os.path.expanduser(f"~{other.group(1)}") != f"~{other.group(1)}":  # ~root/.bashrc
+        homes.append(os.path.expanduser(f"~{other.group(1)}"))
+        literal = homes[-1] + literal[other.end() :]
+    if literal.startswith("~") or (dynamic and any(c in literal for c in "$`*?[")):
+        return "ask", f"writes to {target}, a path computed at run time"
+    if directory is None and not literal.startswith("/"):
+        return "ask", f"writes to {target} in a directory known only at run time (after a cd)"
+    path = "/" + os.path.normpath(os.path.join(directory or ctx.cwd, literal)).lstrip("/")  # `//etc` is /etc
+    resolved = _resolved(path, memo)  # a path met twice (`f` in a/, and a/f) is resolved and judged once
+    if resolved is None:
+        return "ask", f"writes to {target}, a path that cannot be resolved"
+    if resolved is _LINK:  # what realpath could not get through is still a link
+        return "ask", f"writes to {target}, through links that do not resolve (a loop?)"
+    # "outside the current directory" means the line's own: `cd ~/other && echo x > f` asks
+    # as `echo x > ~/other/f` does
+    verdict = _judged_path(path, ctx, homes, memo)
+    if resolved != path:
+        through = _judged_path(resolved, ctx, homes, memo)
+        if through is not None and _STRICTNESS[through[0]] > _STRICTNESS[verdict and verdict[0]]:
+            return through[0], f"writes to {target}, a link to {resolved}: {through[1]}"
+    return verdict
+
+
+_LINK = object()  # (_resolved) a path realpath could not get through
+
+
+def _resolved(path: str, memo: dict):
+    """os.path.realpath(path); None when it fails, _LINK when what it found is still a link.
+    Kept in `memo`, with the real paths of the directories on the way (real_path)."""
+    key = ("resolved", path)
+    if key not in memo:
+        try:
+            found = real_path(path, memo.setdefault("realpath", {}))
+        except (OSError, ValueError):
+            found = None
+        memo[key] = _LINK if found is not None and os.path.islink(found) else found
+    return memo[key]
+
+
+def _judged_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
+    key = ("path", path, *homes)
+    if key not in memo:
+        memo[key] = _judge_path(path, ctx, homes, memo)
+    return memo[key]
+
+
+def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
+    """The verdict for writing to the absolute, normalized `path`. Protected places are compared
+    as written and resolved (a ~/.bashrc that links into a dotfiles repository protects that file).
+
+    On strings: `path` is clean, as pathlib would spell it, and comparing PurePosixPath objects
+    cost ~1 ms a write (a line of thousands of writes took seconds)."""
+    key = ("places", tuple(homes))
+    if key not in memo:
+        sensitive = [f"{home}/{name}" for home in homes for name in (*RC_FILES, ".ssh", ".config")]
+        memo[key] = (
+            _places([*sensitive, "/etc", *ctx.protected]),
+            _places([f"{home}/{name}" for home in homes for name in CODE_CONFIG])[0],
+            _places([os.path.normpath(ctx.cwd)]),
+        )
+    protected, code_config, here = memo[key]
+    parent, _, name = path.rpartition("/")
+    parent = parent or "/"
+    if _DISK.match(path):
+        return "deny", f"writes onto the disk {path}, destroying its file systems (built-in policy)"
+    if name == PROJECT_POLICY:
+        return "deny", f"writes to {path}, a project policy, which is protected by the built-in policy"
+    if _within(path, protected):
+        return "deny", f"writes to {path}, which is protected by the built-in policy"
+    if ".git" in path.split("/")[:-1]:
+        return "deny", f"writes into {parent}, inside a repository's .git (config and hooks run code)"
+    if path in code_config:
+        return "ask", f"writes to {path}, whose settings make programs run commands"
+    if parent in ctx.path_dirs:
+        return "ask", f"writes {name} into {parent}, a directory on PATH: it could shadow a command"
+    if not _within(path, here):
+        return "ask", f"writes to {path}, outside the current directory"
+    return None
+
+
+def _places(paths: list[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The paths as written and resolved, as pathlib spells them, and what a path below one
+    starts with."""
+    from pathlib import PurePosixPath  # only for a line that writes: pathlib costs ~0.25x start-up
+
+    found = [str(q) for q in dict.fromkeys(PurePosixPath(q) for p in paths for q in (p, os.path.realpath(p)))]
+    return frozenset(found), tuple(q if q.endswith("/") else q + "/" for q in found)
+
+
+def _within(path: str, places: tuple[frozenset[str], tuple[str, ...]]) -> bool:
+    """`p == place or place in p.parents` for one of the places, p being PurePosixPath(path)."""
+    exact, below = places
+    return path in exact or path.startswith(below)
+
+
+TEMPORARY = ("/tmp", "/var/tmp")  # and $TMPDIR: what lies below them is disposable by name
+
+
+def judge_removal(
+    target: str, ctx: WriteContext, directory: str | None = "", memo: dict | None = None
+) -> str | None:
+    """Why removing the tree `target` (`rm -r`) would lose work no command brings back, or None:
+    it is a repository's .git, or lies outside the working tree (the git work tree holding the
+    line's directory, else that directory, unless that is the home directory or /, which are
+    nobody's working tree) and below no temporary directory. A path computed at
+    run time, or relative to a directory known only at run time, may be anything.
+
+    `memo`, a dict kept for one line, keeps the working tree, the real home directory and the
+    real directories on the way: each removal looked them up anew (~80 µs)."""
+    memo = {} if memo is None else memo
+    literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
+    if literal.startswith("~") or any(c in literal for c in "$`"):
+        return f"removes {target}, a path computed at run time, which may hold work"
+    if directory is None and not literal.startswith("/"):
+        return f"removes {target} in a directory known only at run time (after a cd)"
+    if literal.rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
+        return None  # rm refuses to remove `.` or `..`
+    base = ctx.cwd if not directory else directory  # (None: the literal is absolute, as checked above)
+    path = "/" + os.path.normpath(os.path.join(base, literal)).lstrip("/")
+    candidates = [path]
+    first_glob = min((path.find(c) for c in "*?[" if c in path), default=-1)
+    if first_glob >= 0:
+        import glob  # only for a recursive rm of a glob; like the shell's, `*` skips dotfiles
+
+        candidates = glob.glob(path) or [path[:first_glob].rsplit("/", 1)[0] or "/"]
+    key = ("removal", ctx.cwd, ctx.home)
+    if key not in memo:
+        temporary = [t for t in (*TEMPORARY, os.environ.get("TMPDIR", "").rstrip("/")) if t.startswith("/")]
+        memo[key] = work_tree(ctx.cwd), os.path.realpath(ctx.home), temporary
+    tree, home, temporary = memo[key]
+    loose = tree in ("/", home)  # no repository: the whole home is no working tree
+    for candidate in candidates:
+        resolved = real_path(candidate, memo.setdefault("realpath", {}))
+        if ".git" in resolved.split("/") or ".git" in candidate.split("/"):
+            return f"removes {candidate}, a repository's history (.git)"
+        if any(resolved.startswith(t + "/") for t in temporary) and not (resolved + "/").startswith(home + "/"):
+            continue
+        if resolved == tree:
+            return f"removes {candidate}, the whole working tree"
+        if not resolved.startswith(tree.rstrip("/") + "/"):
+            return f"removes {candidate}, outside the working tree ({tree})"
+        if loose:
+            return f"removes {candidate}, in {tree} and in no git working tree"
+    return None
+
+
+def work_tree(cwd: str) -> str:
+    """The top of the git work tree holding `cwd` (the nearest directory with a .git), else cwd."""
+    directory = os.path.realpath(cwd)
+    probe = directory
+    while True:
+        if os.path.lexists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return directory
+        probe = parent
+
+
+# Commands that write files named in their arguments, not by a redirection.
+# Each reader gets the words after the tool and returns the paths written.
+
+
+def argument_writes(form: tuple[str, ...]) -> list[str]:
+    """The files `form` (a command's words, quotes removed) writes through its arguments."""
+    if not form:
+        return []
+    reader = _WRITERS.get(form[0].rsplit("/", 1)[-1])
+    return reader(list(form[1:])) if reader else []
+
+
+def _long(option: str, full: str) -> bool:
+    """`option` (before any `=`) spells the long option `full`, or a GNU abbreviation of it
+    (`--o` for `--output`: any prefix counts, the safe reading of an ambiguous one)."""
+    name = option.split("=", 1)[0]
+    return len(name) >= 3 and full.startswith(name)
+
+
+def _option_values(args: list[str], short: str | None, long: str | None) -> list[str]:
+    """Every value of `-X VALUE`, `-XVALUE`, `--long=VALUE`, `--long VALUE` (and abbreviations) in args."""
+    values, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        if long and arg.startswith("--") and _long(arg, long):
+            if "=" in arg:
+                values.append(arg.split("=", 1)[1])
+            elif i + 1 < len(args):
+                i += 1
+                values.append(args[i])
+        elif short and arg.startswith("-") and not arg.startswith("--") and short in arg[1:]:
+            rest = arg[arg.index(short, 1) + 1 :]
+            if rest:
+                values.append(rest)
+            elif i + 1 < len(args):
+                i += 1
+                values.append(args[i])
+        i += 1
+    return values
+
+
+def _operands(args: list[str], takes_value: frozenset[str] = frozenset()) -> list[str]:
+    """The words that are not options (nor option values); everything after `--` counts."""
+    found, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return found + args[i + 1 :]
+        if arg.startswith("-") and arg != "-":
+            i += 2 if arg in takes_value else 1
+            continue
+        found.append(arg)
+        i += 1
+    return found
+
+
+def _tee(args: list[str]) -> list[str]:
+    return _operands(args)
+
+
+def _sed(args: list[str]) -> list[str]:
+    """Files sed writes: its operands with -i, and every `w FILE` of its scripts (sedscript.py)."""
+    from gatekeep.name import sedscript
+    from gatekeep.name.knowledge import load_knowledge, spec_of
+    from gatekeep.name.options import parse
+
+    parsed = parse(args, spec_of(load_knowledge().table("sed")[1]))
+    scripts = parsed.values("-e", "--expression")
+    files = parsed.operands
+    if not scripts and not parsed.has("-f", "--file"):
+        scripts, files = files[:1], files[1:]
+    written = [path for script in scripts for path in sedscript.read(script).writes]
+    return (files if parsed.has("-i", "--in-place") else []) + written
+
+
+def _sort(args: list[str]) -> list[str]:
+    return _option_values(args, "o", "--output")
+
+
+def _dd(args: list[str]) -> list[str]:
+    return [a[3:] for a in args if a.startswith("of=")]
+
+
+def _copy(args: list[str]) -> list[str]:
+    targets = _option_values(args, "t", "--target-directory")
+    if targets:
+        return targets
+    operands = _operands(args, frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}))
+    return operands[-1:] if len(operands) >= 2 else []
+
+
+def _find(args: list[str]) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-fprint", "-fprint0", "-fprintf", "-fls")]
+
+
+def _git(args: list[str]) -> list[str]:
+    """`git log --output F`, `git archive -o F`, `git format-patch -o DIR`, `git checkout-index
+    --prefix=DIR/` (which writes the index's files under DIR: `.git/hooks/` plants a hook)."""
+    written = _option_values(args, None, "--output")
+    words = [a for a in args if not a.startswith("-")]
+    if words[:1] in (["archive"], ["format-patch"]):
+        written += _option_values(args, "o", None)
+    if words[:1] == ["checkout-index"]:
+        written += _option_values(args, None, "--prefix")
+    return written
+
+
+def _uniq(args: list[str]) -> list[str]:
+    """`uniq IN OUT` writes OUT."""
+    operands = _operands(args, frozenset({"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}))
+    return operands[1:2]
+
+
+def _tar(args: list[str]) -> list[str]:
+    """tar extracting (`-x`, `--extract`, `xf`) writes the archive's files into -C DIR, or here."""
+    first = args[0] if args else ""
+    old_style = first[:1].isalpha() and "x" in first
+    extracting = old_style or any(
+        a in ("--extract", "--get") or (a.startswith("-") and not a.startswith("--") and "x" in a) for a in args
+    )
+    if not extracting:
+        return []
+    return _option_values(args, "C", "--directory") or ["."]
+
+
+def _curl(args: list[str]) -> list[str]:
+    return _option_values(args, "o", "--output")
+
+
+def _wget(args: list[str]) -> list[str]:
+    return _option_values(args, "O", "--output-document") + _option_values(args, "o", "--output-file")
+
+
+def _truncate(args: list[str]) -> list[str]:
+    return _operands(args, frozenset({"-s", "--size", "-r", "--reference"}))
+
+
+_WRITERS = {
+    "tee": _tee,
+    "sed": _sed,
+    "gsed": _sed,
+    "sort": _sort,
+    "dd": _dd,
+    "cp": _copy,
+    "mv": _copy,
+    "install": _copy,
+    "find": _find,
+    "git": _git,
+    "uniq": _uniq,
+    "tar": _tar,
+    "gtar": _tar,
+    "curl": _curl,
+    "wget": _wget,
+    "truncate": _truncate,
+}

@@ -1,0 +1,512 @@
+"""What gatekeep knows about tools, read from data: which of their forms run code they are given.
+
+The data is the top-level `tools/*.toml` (shipped in the wheel beside `arity/`),
+one table per tool, reviewed like code; tests/test_knowledge.py checks every
+entry. A table says how the tool's options are read (see options.py) and
+which forms run code:
+
+    [make]
+    value-options = ["-f", "--file", "-E", "--eval", ...]  # options followed by a value
+    optional-value-options = ["-O", "--output-sync"]        # a value only when attached
+    code-options = ["-E", "--eval"]        # these run code given on the command line
+    program-options = ["-f", "--file"]     # these name a program file: `-`, /dev/stdin,
+                                           # /dev/fd/N or a <( ) there is code from a pipe
+    checks = ["make-assignments"]          # tool-specific readers (checks.py)
+
+    [python]
+    aliases = ["python3", "pypy3"]         # other names (versioned ones, python3.12, too)
+    code-options = ["-c"]
+    ends-options = ["-c", "-m"]            # what follows is the program's argv
+    program-operand = true                 # the first operand is the program file
+    stdin-program = true                   # no program, or `-`: it reads its program from input
+                                           # (without program-operand: whenever it is fed)
+    interactive-options = ["-i"]           # reads more program from input after the file
+    code-modules = ["code", "timeit"]      # `-m MODULE` that runs code it is given
+
+    [git]
+    config-options = ["-c", "--config-env"]  # KEY=VALUE settings...
+    code-keys = ["alias.*", "core.pager"]    # ...whose keys name a command to run
+    [git.rebase]                             # a subcommand: read after the tool's options
+    code-options = ["-x", "--exec"]
+    [git.bisect.run]
+    runs = "runs the command it is given at each step"   # this form always runs code
+
+A form's command is also read as a script of its own when the data says where it
+is: `script-options` (`rsync -e CMD`, `git rebase -x CMD`) or `script-operands`
+(`git bisect run CMD ARGS`), so that deny rules see the command inside too; and
+`shell-calls` with `shell-language` name the functions through which an
+interpreter's inline code runs a shell command (`os.system`, `execSync`,
+`system`): the literal commands they are given are read too (inline.py).
+
+Every table lists `examples`, lines that start with their kind (`runs:`, `safe:`,
+`reads:`, `changes:`, `loses:`, `secret:`, see EXAMPLE_KINDS);
+tests/test_knowledge.py checks each, so adding a tool is a data change with
+its own test.
+
+One table serves every place a broad rule could stretch over such a form:
+an allow rule (`make *`, `git *`, `default: allow`) and the built-in
+read-only set alike (decide.py asks unless a rule names the form itself).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import posixpath
+
+from gatekeep.core import resources
+from gatekeep.core.lazyre import lazy
+from gatekeep.core.records import record
+from gatekeep.name.options import Parsed, Spec, parse, spec_for
+
+# The keys a tool's table may have; any other key holding a table is a subcommand.
+LIST_KEYS = (
+    "aliases",
+    "value-options",
+    "optional-value-options",
+    "flags",
+    "code-options",
+    "ends-options",
+    "program-options",
+    "interactive-options",
+    "code-modules",
+    "config-options",
+    "code-keys",
+    "checks",
+    "name-options",
+    "number-options",
+    "maybe-name-options",
+    "script-options",
+    "script-assignments",
+    "default-programs",
+    "read-only-if",
+    "state-options",
+    "write-options",
+    "loss-options",
+    "loss-operands",
+    "loss-checks",
+    "secret-operands",
+    "secret-options",
+    "removes-with",
+    "credential-options",
+    "content-options",
+    "shell-calls",
+)
+BOOL_KEYS = (
+    "program-operand",
+    "stdin-program",
+    "name-operands",
+    "script-operands",
+    "read-only",
+    "sql-operands",
+    "reads-no-content",
+)
+EXAMPLES = "examples"  # checked by the tests, not compiled
+# runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
+# changes: it does more than read; loses: it throws work away; secret: it reads a secret
+EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
+TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "shell-language")
+INT_KEYS = ("max-operands",)
+LOSS_CLASSES = ("git", "files", "containers", "cluster", "infra", "databases")
+WRITE_OPERANDS = ("all", "last", "second")
+SHELL_LANGUAGES = ("python", "js", "perl", "ruby")  # the string syntaxes inline.py reads
+
+_VERSIONED = lazy(r"(?P<family>[A-Za-z]+?)[0-9][0-9.]*")  # python3.12, ruby3.2, perl5.36
+STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/tty"})
+_FD_PATH = lazy(r"(^|/)(dev|proc/[^/]+)/fd/[0-9]+$")
+_PROC_ROOT = lazy(r"^/proc/[^/]+/root(?=/)")  # /proc/self/root/dev/stdin is /dev/stdin
+
+
+class Knowledge:
+    """The compiled tools/*.toml: tables by tool name, with aliases resolved.
+
+    From the cache each table comes packed (marshal bytes) and is unpacked when a line
+    first names its tool: a check unpacks one or two tables, not sixty.
+    """
+
+    def __init__(self, tables: dict, aliases: dict) -> None:
+        self.tables = tables
+        self.aliases = aliases
+
+    def table(self, word: str) -> tuple[str, dict] | None:
+        """The tool's name and table for a command word (`/usr/bin/python3.12` -> python), or None."""
+        tool = word.rsplit("/", 1)[-1]
+        name = self.aliases.get(tool, tool)
+        if name not in self.tables and tool[-1:].isdigit():
+            versioned = _VERSIONED.fullmatch(tool)
+            if versioned:
+                name = self.aliases.get(versioned["family"], versioned["family"])
+        table = self.tables.get(name)
+        if table is None:
+            return None
+        if type(table) is bytes:
+            table = self.tables[name] = marshal.loads(table)
+        return name, table
+
+
+_knowledge: Knowledge | None = None
+
+
+def load_knowledge() -> Knowledge:
+    """tools/*.toml, compiled once per change of those files (cache.py), read once per process."""
+    global _knowledge
+    if _knowledge is None:
+        from gatekeep.core.cache import cached_files
+        from gatekeep.core.paths import get_paths
+
+        directory = resources.data_dir("tools")
+        names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))
+
+        def build(texts: list[str]) -> tuple:
+            return _packed(compile_tools(tuple(zip(names, texts, strict=True))))
+
+        files = [os.path.join(directory, name) for name in names]
+        tables, aliases = cached_files(get_paths().cache_dir, "tools-3", files, build)
+        _knowledge = Knowledge(dict(tables), aliases)
+    return _knowledge
+
+
+def _packed(compiled: tuple[dict, dict]) -> tuple[dict, dict]:
+    tables, aliases = compiled
+    return {name: marshal.dumps(table) for name, table in tables.items()}, aliases
+
+
+def compile_tools(sources) -> tuple[dict, dict]:
+    """The tables of every file, checked: an unknown key, a wrong type or a tool defined twice is
+    a ValueError that names the file and the tool (tests load the shipped data this way)."""
+    import tomllib
+
+    tables: dict = {}
+    aliases: dict = {}
+    for file_name, text in sources:
+        for tool, table in tomllib.loads(text).items():
+            where = f"{file_name}: [{tool}]"
+            if tool in tables:
+                raise ValueError(f"{where} is defined twice")
+            tables[tool] = _compile_table(table, where)
+            for alias in table.get("aliases", ()):
+                if alias in aliases or alias in tables:
+                    raise ValueError(f"{where}: the alias {alias!r} names another tool too")
+                aliases[alias] = tool
+    clash = sorted(set(aliases) & set(tables))
+    if clash:
+        raise ValueError(f"the alias {clash[0]!r} names another tool too")
+    return tables, aliases
+
+
+def _compile_table(table: dict, where: str) -> dict:
+    compiled: dict = {"sub": {}}
+    for key, value in table.items():
+        if key == EXAMPLES:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.startswith(EXAMPLE_KINDS) for v in value):
+                raise ValueError(f"{where}: examples must be lines that start with {', '.join(EXAMPLE_KINDS)}")
+        elif isinstance(value, dict):
+            compiled["sub"][key] = sub = _compile_table(value, f"{where}.{key}")
+            for alias in value.get("aliases", ()):  # `npm list` is `npm ls`
+                if alias in table or alias in compiled["sub"]:
+                    raise ValueError(f"{where}.{key}: the alias {alias!r} names another subcommand too")
+                compiled["sub"][alias] = sub
+        elif key in LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ValueError(f"{where}: {key} must be a list of non-empty strings")
+            ordered = ("checks", "code-keys", "aliases", "loss-options", "loss-checks")
+            compiled[key] = tuple(value) if key in ordered else frozenset(value)
+        elif key in BOOL_KEYS:
+            if type(value) is not bool:
+                raise ValueError(f"{where}: {key} must be true or false")
+            compiled[key] = value
+        elif key in TEXT_KEYS:
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{where}: {key} must be a sentence")
+            if key == "loss-class" and value not in LOSS_CLASSES:
+                raise ValueError(f"{where}: loss-class must be one of {', '.join(LOSS_CLASSES)}")
+            if key == "write-operands" and value not in WRITE_OPERANDS:
+                raise ValueError(f"{where}: write-operands must be one of {', '.join(WRITE_OPERANDS)}")
+            if key == "shell-language" and value not in SHELL_LANGUAGES:
+                raise ValueError(f"{where}: shell-language must be one of {', '.join(SHELL_LANGUAGES)}")
+            compiled[key] = value
+        elif key in INT_KEYS:
+            if type(value) is not int or value < 0:
+                raise ValueError(f"{where}: {key} must be a whole number")
+            compiled[key] = value
+        else:
+            raise ValueError(f"{where}: unknown key {key!r}")
+    from gatekeep.name.checks import CHECKS, LOSS_CHECKS
+
+    unknown = (set(compiled.get("checks", ())) - set(CHECKS)) | (set(compiled.get("loss-checks", ())) - set(LOSS_CHECKS))
+    if unknown:
+        raise ValueError(f"{where}: no check named {', '.join(sorted(unknown))}")
+    return compiled
+
+
+def spec_of(table: dict) -> Spec:
+    values = table.get("value-options", frozenset())
+    optional = table.get("optional-value-options", frozenset())
+    code = table.get("code-options", frozenset())
+    named = (
+        values | optional | code | table.get("flags", frozenset()) | table.get("ends-options", frozenset())
+    ) | table.get("program-options", frozenset())
+    named |= table.get("interactive-options", frozenset()) | table.get("config-options", frozenset())
+    named |= table.get("content-options", frozenset())
+    ends = table.get("ends-options", frozenset())
+    return spec_for(values, named, optional, code, ends, table.get("program-operand", False))
+
+
+def runs_code(argv: list[str], fed: bool) -> str | None:
+    """Why `argv` runs code it was given, or None: a code-running option (`make --eval`,
+    `git rebase -x`), a program read from a pipe or standard input (`make -f -`,
+    `python3 /dev/stdin`, `awk -f <(…)`, `python3` fed by `<<<`), or a form that always
+    runs a command (`git bisect run`). `fed`: the command's input is a pipe, here-string or heredoc."""
+    if not argv:
+        return None
+    found = load_knowledge().table(argv[0])
+    if found is None:
+        return None
+    name, table = found
+    return _judge(name, table, table, argv[1:], fed, argv[0].rsplit("/", 1)[-1])
+
+
+def _judge(name: str, table: dict, root: dict, args: list[str], fed: bool, shown: str) -> str | None:
+    if "runs" in table:
+        return f"{shown} {table['runs']}"
+    parsed = parse(args, spec_of(table))
+    why = _judge_parsed(table, root, parsed, fed, shown, args)
+    if why:
+        return why
+    if parsed.first_operand >= 0 and table["sub"]:
+        sub = table["sub"].get(args[parsed.first_operand])
+        if sub is not None:
+            return _judge(name, sub, root, args[parsed.first_operand + 1 :], fed, f"{shown} {args[parsed.first_operand]}")
+    return None
+
+
+def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str, args: list[str]) -> str | None:
+    optional = table.get("optional-value-options", frozenset())
+    for option, value in parsed.options:
+        if option in table.get("code-options", ()) and (value is not None or option not in optional):
+            return f"{shown} runs code given with {option}"
+        if option in table.get("program-options", ()) and value is not None and from_a_pipe(value):
+            return f"{shown} reads its program from standard input or a pipe ({option} {value})"
+    modules = table.get("code-modules", ())
+    for module in parsed.values("-m"):
+        if module in modules:
+            return f"{shown} -m {module} runs code it is given"
+    if table.get("stdin-program") and not table.get("program-operand") and fed:  # psql <<EOF
+        return f"{shown} runs commands read from its input (a pipe, here-string or heredoc)"
+    if table.get("program-operand"):
+        program = parsed.operands[:1]
+        reads_input = not program and not parsed.has(*table.get("ends-options", ())) or program == ["-"]
+        interactive = parsed.has(*table.get("interactive-options", ()))
+        if fed and table.get("stdin-program") and (reads_input or interactive):
+            return f"{shown} runs a program read from its input (a pipe, here-string or heredoc)"
+        if program and from_a_pipe(program[0]):
+            return f"{shown} runs a program produced by another command or read from standard input ({program[0]})"
+    keys = root.get("code-keys", ())
+    for option in table.get("config-options", ()):
+        for setting in parsed.values(option):
+            key = setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
+            from gatekeep.name.checks import code_key  # only when a config option is given
+
+            if code_key(key, keys):
+                return f"{shown} runs what {option} {key} names"
+    if "checks" in table:
+        from gatekeep.name.checks import CHECKS  # only for the tools that have one
+
+        for check in table["checks"]:
+            why = CHECKS[check](parsed, shown, root, args)
+            if why:
+                return why
+    return None
+
+
+class Form(record("Form", "read_only loss loss_class secret writes removes", defaults=(None, None, None, (), ()))):
+    """What one command's form does, by the data: only reads (read_only); loses work (loss says
+    what, loss_class which class of loss: git, files...); reads a secret (secret says how); writes
+    the files named by its write options and operands (writes); removes the trees its operands
+    name (removes: `rm -r`, judged against the working tree by decide.py)."""
+
+    __slots__ = ()
+
+
+HELP = frozenset({"--help", "--version"})
+
+
+def form_of(argv: list[str], fed: str | None = None) -> Form:
+    """The form `argv` is in, by tools/*.toml; `fed` is the text on its input (a here-string, a
+    heredoc, a file redirected in) or checks.FROM_A_PIPE, or a function that returns it when asked."""
+    if not argv:
+        return Form(False)
+    shown = argv[0].rsplit("/", 1)[-1]
+    found = load_knowledge().table(argv[0])
+    if found is None:  # `--version` and `--help` of any tool only show something
+        return Form(bool(argv[1:]) and set(argv[1:]) <= HELP)
+    table, args, root = found[1], argv[1:], found[1]
+    state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
+    while True:
+        parsed = parse(args, spec_of(table))
+        loss_class = table.get("loss-class", loss_class)
+        state = state or parsed.has(*table.get("state-options", ()))
+        writes += [v for o, v in parsed.options if v is not None and o in table.get("write-options", ())]
+        writes += _written_operands(table.get("write-operands"), parsed.operands)
+        if parsed.has(*table.get("removes-with", ())):
+            removes += parsed.operands
+        loss = loss or _loss(table, parsed, shown, root, args, fed)
+        hidden = [w for w in parsed.operands if _kinds(w) & table.get("secret-operands", frozenset())]
+        secret = secret or (f"{shown} {hidden[0]} shows credentials" if hidden else None)
+        options = table.get("secret-options", ())  # when given, only these make the form read a secret
+        if not secret and "secret" in table and (parsed.has(*options) if options else True):
+            secret = f"{shown}: {table['secret']}"
+        sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
+        if sub is None:
+            break
+        shown += " " + args[parsed.first_operand]
+        table, args = sub, args[parsed.first_operand + 1 :]
+    read_only = bool(table.get("read-only")) and not state and not writes
+    if read_only and len(parsed.operands) > table.get("max-operands", len(parsed.operands)):
+        read_only = parsed.has(*table.get("read-only-if", ()))  # `git branch NAME` makes one, `git branch -l X` lists
+    elif not read_only and not state and not writes and parsed.has(*table.get("read-only-if", ())):
+        read_only = True
+    if not read_only and args and set(args) <= HELP and not state:
+        read_only = True
+    return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes))
+
+
+def _kinds(word: str) -> frozenset[str]:
+    """The kinds an operand names, for loss- and secret-operands: `secret/db` and
+    `secrets,configmaps` name secrets (kubectl's ways), `NS` names ns."""
+    return frozenset(w for w in word.lower().split("/", 1)[0].split(","))
+
+
+def _written_operands(which: str | None, operands: list[str]) -> list[str]:
+    if which == "all":
+        return list(operands)
+    if which == "last":
+        return operands[-1:] if len(operands) >= 2 else []
+    if which == "second":
+        return operands[1:2]
+    return []
+
+
+def _loss(table: dict, parsed: Parsed, shown: str, root: dict, args: list[str], fed: str | None) -> str | None:
+    """What the form would lose, if it is one that throws work away: `loss` says what, and, when
+    the table has them, only these make it one: an option group (`-d -f`: both), an operand
+    (`kubectl delete namespace`), or a check (a force push to `+main`, SQL that drops a table)."""
+    if "loss" not in table:
+        return None
+    what = f"{shown}: {table['loss']}"
+    groups, checks = table.get("loss-options", ()), table.get("loss-checks", ())
+    operands = table.get("loss-operands", frozenset())
+    if not (groups or operands or checks):
+        return what
+    given = {option for option, _ in parsed.options}
+    if any(set(group.split()) <= given for group in groups):
+        return what
+    if any(_kinds(word) & operands for word in parsed.operands):
+        return what
+    if checks:
+        from gatekeep.name.checks import LOSS_CHECKS
+
+        text = fed() if callable(fed) else fed
+        if any(LOSS_CHECKS[check](parsed, args, text, root) for check in checks):
+            return what
+    return None
+
+
+def scripts_in(argv: list[str]) -> list[str]:
+    """The shell commands a form carries for the tool to run (`rsync -e 'ssh -p 2'`, `git bisect
+    run make test`, tar's `--checkpoint-action=exec=CMD`), to be read as scripts of their own."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    scripts: list[str] = []
+    for table, parsed in _down(found[1], argv[1:]):
+        options = table.get("script-options", ())
+        scripts += [value.removeprefix("exec=") for option, value in parsed.options if option in options and value]
+        variables = table.get("script-assignments", ())  # `make CC=rm`: a variable whose value is a command
+        scripts += [w.split("=", 1)[1] for w in parsed.operands if "=" in w and w.split("=", 1)[0] in variables]
+        if table.get("script-operands") and parsed.operands:
+            import shlex  # here: shlex imports re, which typical lines never need
+
+            scripts.append(shlex.join(parsed.operands))
+        if table.get("shell-calls"):  # `python3 -c 'os.system("CMD")'`: the literal CMD
+            from gatekeep.name.inline import UNKNOWN, shell_commands
+            from gatekeep.read.parse import parse_line
+
+            # several -e are one program, a line each (`perl -e 'system' -e '"rm -rf ~"'`)
+            code = "\n".join(parsed.values(*table.get("code-options", ())))
+            # scripts are joined into one: one that does not parse (a stray quote) would swallow
+            # the others, so it stands as a command nobody knows, which any deny rule could be
+            commands = shell_commands(code, table["shell-language"], table["shell-calls"]) if code else []
+            scripts += [c if parse_line(c).complete else UNKNOWN for c in commands]
+    return scripts
+
+
+def reads_no_content(argv: list[str]) -> bool:
+    """Whether the form reads no file's content, only names and metadata (`ls`, `stat`, `cd`):
+    it may name a protected file (protect.py). Its tool's content-options (`file -f LIST`,
+    `du --files0-from=F`) read a file whose lines it prints back: not such a form."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None or not found[1].get("reads-no-content", False):
+        return False
+    content = found[1].get("content-options")
+    return not (content and parse(argv[1:], spec_of(found[1])).has(*content))
+
+
+def credential_values(argv: list[str]) -> list[str]:
+    """The values of the form's credential options: secrets it uses without showing them
+    (`ssh -i KEY`, `docker run --env-file .env`)."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    return [v for table, parsed in _down(found[1], argv[1:]) for v in parsed.values(*table.get("credential-options", ()))]
+
+
+def _down(table: dict, args: list[str]):
+    """(table, parsed arguments) of the tool and of each subcommand named in turn (`docker compose
+    up` -> docker's, compose's, up's), each reading the words after its subcommand's name."""
+    while True:
+        parsed = parse(args, spec_of(table))
+        yield table, parsed
+        sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
+        if sub is None:
+            return
+        table, args = sub, args[parsed.first_operand + 1 :]
+
+
+def program_files(argv: list[str]) -> list[str]:
+    """The files a command runs as a program, as written: its command word when that is a path
+    (`./build.sh`), its program operand (`python3 x.py`, `sh s`, `source env.sh`), the values of
+    its program options (`make -f F`, `sed -f F`), or the files it reads when none is given
+    (`make` reads ./Makefile)."""
+    if not argv:
+        return []
+    files = [argv[0]] if "/" in argv[0] else []
+    found = load_knowledge().table(argv[0])
+    if found is None:
+        return files
+    table = found[1]
+    parsed = parse(argv[1:], spec_of(table))
+    given = [v for option, v in parsed.options if v is not None and option in table.get("program-options", ())]
+    if table.get("program-operand") and parsed.operands and not parsed.has(*table.get("ends-options", ())):
+        given.append(parsed.operands[0])
+    return files + (given or list(table.get("default-programs", ())))
+
+
+def from_a_pipe(value: str) -> bool:
+    """A program file that is really standard input, a pipe or a process substitution."""
+    if value.startswith(("<(", ">(", "=(")) or value in STDIN_FILES:
+        return True
+    if "/" not in value:
+        return False
+    path = posixpath.normpath(value)
+    if path.startswith("/"):
+        path = _PROC_ROOT.sub("", "/" + path.lstrip("/"))  # `//dev/stdin`: normpath keeps the `//`
+    return path in STDIN_FILES or path.endswith(("/dev/stdin", "/dev/tty")) or bool(_FD_PATH.search(path))
+
+
+def git_code_key(key: str) -> bool:
+    """Whether git runs what the config key `key` names (`alias.x`, `core.pager`): tools/vcs.toml."""
+    from gatekeep.name.checks import code_key
+
+    found = load_knowledge().table("git")
+    return found is not None and code_key(key, found[1].get("code-keys", ()))

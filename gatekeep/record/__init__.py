@@ -1,0 +1,1 @@
+"""Stage 5, recording: the audit log, remembered approvals and rules the person adds."""

@@ -1,0 +1,127 @@
+"""The audit record of one decision: its fields known before the decision, and writing it.
+
+A record that cannot be written blocks the line (FatalError): a decision must never go unrecorded.
+`gatekeep check` and the agents' hooks both write through here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gatekeep.ask.terminal import controlling_terminal
+from gatekeep.core.display import visible
+from gatekeep.core.errors import FatalError, PolicyError
+from gatekeep.core.paths import current_directory
+from gatekeep.record import audit
+
+
+def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
+    """The audit record's fields known before the decision (`claude-hook` builds on it too)."""
+    return {
+        "id": audit.new_id(),
+        "ts": audit.timestamp(),
+        "command": line,
+        "cwd": cwd or current_directory(),  # never raises: the directory may have been removed
+        "tty": terminal_name(),
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "user": user_name(),
+        "shell": shell,
+    }
+
+
+def record_broken_policy(path: str, record: dict, error: PolicyError) -> None:
+    """A policy that does not load blocks the line; the audit log says so."""
+    record.update(
+        decision="deny",
+        outcome="deny",
+        rule=None,
+        reason=f"{error}; fix the policy to unblock",
+        prompted=False,
+        answer=None,
+        timed_out=False,
+        policy_sha256=None,
+    )
+    append_record(path, record)
+
+
+def save_record(path: str, record: dict, syslog: str | None) -> None:
+    """Append the decided record to the audit log (or block: FatalError), then send it to syslog if set."""
+    append_record(path, record)
+    if syslog:
+        send_to_syslog(syslog, record)
+
+
+def append_record(path: str, record: dict) -> None:
+    try:
+        audit.append(path, record)
+    except OSError as e:
+        raise FatalError(unwritable("the audit log", path, e)) from None
+
+
+def unwritable(what: str, path: str, error: OSError) -> str:
+    """One line: what cannot be written and why, that the line is blocked, and the way out."""
+    return (
+        f"cannot write {what} {visible(path)} ({error.strerror or error}); the line is blocked:"
+        f" make {visible(os.path.dirname(path))} a directory you can write, or set GATEKEEP_HOME to one"
+    )
+
+
+def ready_to_record(paths) -> None:
+    """Before a question: the audit log takes a record and the lock directory exists. An answer
+    (and an "always" rule written to the policy) for a line then blocked unrecorded would ask
+    the person for nothing; so a log that cannot be written blocks the line before it asks."""
+    try:
+        audit.ready(paths.audit_log)
+    except OSError as e:
+        raise FatalError(unwritable("the audit log", paths.audit_log, e)) from None
+    try:
+        os.makedirs(paths.lock_dir, mode=0o700, exist_ok=True)
+        if not os.access(paths.lock_dir, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as e:
+        raise FatalError(unwritable("the lock directory", paths.lock_dir, e)) from None
+
+
+def send_to_syslog(address: str, record: dict) -> None:
+    """The decision is already in the audit log, which is the source of truth: a system log
+    that cannot be reached is reported, not a reason to block the line."""
+    try:
+        audit.send_to_syslog(address, record)
+    except OSError as e:
+        print(f"gatekeep: could not send the audit record to syslog at {address} ({e})", file=sys.stderr)
+
+
+def user_name() -> str | None:
+    """What getpass.getuser() returns, without importing getpass (~0.3x Python's start-up)."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if os.environ.get(name):
+            return os.environ[name]
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return None
+
+
+def terminal_name() -> str | None:
+    """The name of the terminal a question is asked on (/dev/pts/3), which the per-terminal lock,
+    `pending`, `watch` and the audit show. The question opens /dev/tty, the controlling terminal,
+    whose own name is the same in every terminal: the kernel's record names the real one (and a
+    stream redirected from another terminal, `</dev/pts/7`, does not stand in for it). Without
+    /proc, the first standard stream on a terminal other than /dev/tty names it."""
+    controlling = controlling_terminal()
+    if controlling is not None:
+        return controlling
+    generic = None
+    for fd in (0, 1, 2):
+        try:
+            name = os.ttyname(fd)
+        except OSError:
+            continue
+        if name != "/dev/tty":
+            return name
+        generic = name
+    return generic

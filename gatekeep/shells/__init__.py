@@ -1,0 +1,1 @@
+"""The shell edge: the bash and zsh hooks that hand each whole line to `gatekeep check`."""
