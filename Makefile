@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test bench tables clean
+.PHONY: install user-install user-uninstall test bench tables clean
 
 install: $(BIN)/gatekeep
 
@@ -11,6 +11,21 @@ $(BIN)/gatekeep: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
+
+# `gatekeep` on PATH for you alone: a link to the virtualenv's command in BINDIR, and bash
+# completion where bash-completion looks for it. Nothing outside your home; `user-uninstall` undoes it.
+BINDIR ?= $(HOME)/.local/bin
+COMPLETIONS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/bash-completion/completions
+
+user-install: install
+	mkdir -p '$(BINDIR)' '$(COMPLETIONS)'
+	ln -sfn '$(abspath $(BIN))/gatekeep' '$(BINDIR)/gatekeep'
+	_GATEKEEP_COMPLETE=bash_source '$(BIN)/gatekeep' > '$(COMPLETIONS)/gatekeep'
+	@echo "linked $(BINDIR)/gatekeep; bash completion in $(COMPLETIONS)/gatekeep"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it in your shell's rc file";; esac
+
+user-uninstall:
+	rm -f '$(BINDIR)/gatekeep' '$(COMPLETIONS)/gatekeep'
 
 test: install
 	$(BIN)/pytest -q

@@ -96,3 +96,31 @@ def test_compiled_files_are_written_even_under_pythondontwritebytecode(tmp_path)
     compiled = {p.name.split(".")[0] for p in (copy / "gatekeep").rglob("__pycache__/*.pyc")}
     assert {"gate", "policy", "normalize", "decide", "audit"} <= compiled, (done.stdout, done.stderr)
 
+
+def test_user_install_puts_gatekeep_on_path_with_bash_completion(tmp_path):
+    """`make user-install`: a link to the virtualenv's gatekeep in BINDIR, and a completion file real
+    bash completes `gatekeep au` with; `make user-uninstall` takes both away."""
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    bin_dir = Path(sys.executable).parent  # this environment's gatekeep, not a new virtualenv
+    if not (bin_dir / "gatekeep").exists():
+        pytest.skip(f"no gatekeep command beside {sys.executable}")
+    target, completions = tmp_path / "bin", tmp_path / "completions"
+    make = ["make", "-s", "-C", str(REPO), "-o", f"{bin_dir}/gatekeep", f"BIN={bin_dir}"]
+    places = [f"BINDIR={target}", f"COMPLETIONS={completions}"]
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([*make, "user-install", *places], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (target / "gatekeep").resolve() == (bin_dir / "gatekeep").resolve()
+    assert f"{target} is not on your PATH" in done.stdout
+    script = (
+        f"source {completions / 'gatekeep'}; COMP_WORDS=(gatekeep au); COMP_CWORD=1; "
+        '_gatekeep_completion gatekeep; printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    env["PATH"] = f"{target}:/usr/bin:/bin"
+    completed = subprocess.run(["bash", "--norc", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert completed.stdout.split() == ["audit"], completed.stderr
+    subprocess.run([*make, "user-uninstall", *places], env=env, check=True, timeout=60)
+    assert not (target / "gatekeep").exists() and not (completions / "gatekeep").exists()
