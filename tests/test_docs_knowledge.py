@@ -1,4 +1,4 @@
-"""docs/knowledge.md's "What gatekeep knows" section is gatekeep/knowledge_doc.py's rendering of tools/*.toml."""
+"""docs/knowledge.md's "What gatekeep knows" section is gatekeep/name/knowledge_doc.py's rendering of tools/*.toml."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def test_the_docs_section_is_the_rendered_data():
     assert shown is not None, f"docs/knowledge.md lacks the {knowledge_doc.START} … {knowledge_doc.END} markers"
     assert shown == knowledge_doc.render(), (
         "docs/knowledge.md's 'What gatekeep knows' section is out of date with tools/*.toml: "
-        "run `python -m gatekeep.knowledge_doc --write` to refresh it"
+        "run `python -m gatekeep.name.knowledge_doc --write` to refresh it"
     )
 
 
