@@ -1,7 +1,7 @@
-"""The README's "What gatekeep knows" section, rendered from tools/*.toml.
+"""docs/knowledge.md's "What gatekeep knows" section, rendered from tools/*.toml.
 
-`python -m gatekeep.name.knowledge_doc` prints it; `--write` puts it between the markers in README.md;
-tests/test_readme_knowledge.py checks that the README holds what render() returns. The data is
+`python -m gatekeep.name.knowledge_doc` prints it; `--write` puts it between the markers in docs/knowledge.md;
+tests/test_docs_knowledge.py checks that the page holds what render() returns. The data is
 compiled first (compile_tools), so a table gatekeep would refuse is refused here too; the text
 then follows each file's own order.
 """
@@ -17,7 +17,7 @@ from gatekeep.core import resources
 from gatekeep.name.knowledge import compile_tools
 
 START, END = "<!-- knowledge:start -->", "<!-- knowledge:end -->"
-README = os.path.join(os.path.dirname(resources.PACKAGE_DIR), "README.md")
+DOC = os.path.join(os.path.dirname(resources.PACKAGE_DIR), "docs", "knowledge.md")
 CAP = 12  # items in one list before "and N more"
 ALTERNATIVES = 4  # options or operands shown for one form before "/…"
 
@@ -33,7 +33,7 @@ def render() -> str:
     out = [
         (
             "_Generated from `tools/*.toml` by `python -m gatekeep.name.knowledge_doc`"
-            " and checked by `tests/test_readme_knowledge.py`._"
+            " and checked by `tests/test_docs_knowledge.py`._"
         )
     ]
     for name, text in sources:
@@ -197,8 +197,8 @@ def _capped(items: list[str]) -> str:
     return ", ".join(items)
 
 
-def write(path: str = README) -> None:
-    """Put render() between the markers in README.md."""
+def write(path: str = DOC) -> None:
+    """Put render() between the markers in docs/knowledge.md."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -213,8 +213,8 @@ def write(path: str = README) -> None:
             f.write(updated)
 
 
-def between_markers(path: str = README) -> str | None:
-    """The text between the markers in README.md, without the newline after the start marker."""
+def between_markers(path: str = DOC) -> str | None:
+    """The text between the markers in docs/knowledge.md, without the newline after the start marker."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     start, end = text.find(START), text.find(END)

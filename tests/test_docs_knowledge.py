@@ -1,4 +1,4 @@
-"""The README's "What gatekeep knows" section is gatekeep/name/knowledge_doc.py's rendering of tools/*.toml."""
+"""docs/knowledge.md's "What gatekeep knows" section is gatekeep/name/knowledge_doc.py's rendering of tools/*.toml."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import pytest
 from gatekeep.name import knowledge_doc
 
 
-def test_the_readme_section_is_the_rendered_data():
+def test_the_docs_section_is_the_rendered_data():
     shown = knowledge_doc.between_markers()
-    assert shown is not None, f"README.md lacks the {knowledge_doc.START} … {knowledge_doc.END} markers"
+    assert shown is not None, f"docs/knowledge.md lacks the {knowledge_doc.START} … {knowledge_doc.END} markers"
     assert shown == knowledge_doc.render(), (
-        "README.md's 'What gatekeep knows' section is out of date with tools/*.toml: "
+        "docs/knowledge.md's 'What gatekeep knows' section is out of date with tools/*.toml: "
         "run `python -m gatekeep.name.knowledge_doc --write` to refresh it"
     )
 
