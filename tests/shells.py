@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from gatekeep.ask import keys as answer_keys
 
@@ -32,6 +34,18 @@ def press_answer(child: pexpect.spawn, keys: str) -> None:
         child.send(key)
 
 
+def need_shell(name: str) -> str:
+    """The path of the shell `name`. A test that needs a shell this machine lacks is skipped, with the
+    reason printed (pytest -ra), except zsh when GATEKEEP_REQUIRE_ZSH=1: CI installs zsh and sets
+    it, so there a missing zsh fails the test instead of quietly skipping the zsh half of the suite."""
+    path = shutil.which(name)
+    if path is None:
+        if name == "zsh" and os.environ.get("GATEKEEP_REQUIRE_ZSH") == "1":
+            pytest.fail("GATEKEEP_REQUIRE_ZSH=1, but zsh is not on PATH: install zsh", pytrace=False)
+        pytest.skip(f"{name} is not installed; install it to run the {name} tests")
+    return path
+
+
 def hook_text(shell: str) -> str:
     return subprocess.run(
         [sys.executable, "-m", "gatekeep", "hook", shell], capture_output=True, text=True, check=True
@@ -40,6 +54,7 @@ def hook_text(shell: str) -> str:
 
 class Shell:
     def __init__(self, shell: str, home: Path, hook: str, extra_rc: str = "", before_hook: str = "", env=None):
+        need_shell(shell)
         self.home = home
         self.work = home / "work"
         self.work.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 import time
@@ -23,6 +22,7 @@ from hypothesis import strategies as st
 from gatekeep.judge.gate import evaluate, read_line
 from gatekeep.read.parse import parse_line
 from tests.conftest import policy_from
+from tests.shells import need_shell
 
 STUBS = ("alpha", "beta", "gamma", "delta")
 POLICY = "default: deny\nrules:\n  allow: [" + ", ".join(f"'{s} *'" for s in STUBS) + "]\n"
@@ -178,7 +178,7 @@ def ran_in(shell: str, setup: str, line: str, stub_bin: Path, work: Path) -> lis
     log = work / "ran.log"
     log.write_text("")
     env = {"PATH": str(stub_bin), "STUB_LOG": str(log), "HOME": str(work)}
-    argv = ["/bin/bash", "-c"] if shell == "bash" else [shutil.which("zsh"), "-f", "-c"]
+    argv = ["/bin/bash", "-c"] if shell == "bash" else [need_shell("zsh"), "-f", "-c"]
     try:
         script = f"{setup}\n{line}" if setup else line
         subprocess.run([*argv, script], env=env, cwd=work, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)

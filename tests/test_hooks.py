@@ -21,7 +21,7 @@ from gatekeep.judge.policy import read_layer
 from gatekeep.record import audit
 from gatekeep.shells.hook import hook_command
 from tests.conftest import write
-from tests.shells import PROMPT, QUESTION, Shell, hook_text, press_answer
+from tests.shells import PROMPT, QUESTION, Shell, hook_text, need_shell, press_answer
 
 REPO = Path(__file__).resolve().parent.parent
 SHELLS = ["bash", "zsh"]
@@ -207,6 +207,7 @@ def test_sourcing_twice_registers_once(gated, shell):
 
 @pytest.mark.parametrize("shell", SHELLS)
 def test_non_interactive_shells_are_not_gated(tmp_path, shell):
+    need_shell(shell)
     write(get_paths().user_policy, POLICY)
     hook = tmp_path / "hook.sh"
     hook.write_text(hook_text(shell))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from gatekeep.commands.scan import best_suggestions
 from gatekeep.main import main
 from gatekeep.record.history import command_lines, decode, null_separated, unmetafy
 from tests.conftest import write
+from tests.shells import need_shell
 
 
 @pytest.mark.parametrize(
@@ -126,8 +126,7 @@ def test_no_file_reads_the_bash_history(isolated_home):
 
 
 def test_no_file_reads_the_zsh_history_zsh_wrote_itself(isolated_home, tmp_path):
-    if shutil.which("zsh") is None:
-        pytest.skip("no zsh")
+    need_shell("zsh")
     zdotdir = tmp_path / "zdot"
     zdotdir.mkdir()
     history = zdotdir / ".zsh_history"
