@@ -17,8 +17,8 @@ import sys
 
 import pytest
 
-from gatekeep.commands.doctor import parse_hook, shell_kind
 from gatekeep.core.paths import get_paths
+from gatekeep.shells.health import parse_hook, shell_kind
 from tests.conftest import write
 from tests.shells import Shell, hook_text
 
