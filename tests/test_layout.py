@@ -142,6 +142,8 @@ def test_the_stage_folders_are_the_pipeline():
     for folder in folders:
         init = ast.parse((PACKAGE / folder / "__init__.py").read_text(encoding="utf-8"))
         assert ast.get_docstring(init), f"{folder}/__init__.py says what the stage does"
+        # and nothing else: every check imports these, and an import here would cost every line
+        assert len(init.body) == 1, f"{folder}/__init__.py holds only its docstring"
 
 
 # The checks themselves fail on what they are meant to catch.
