@@ -6,11 +6,15 @@ need the terminal's own name (/dev/pts/3), and the approver console needs to kno
 whether it reads the terminal of a gated shell. Linux keeps the controlling
 terminal of each process in /proc/PID/stat; elsewhere these return None, and the
 callers fall back on the names of the standard streams.
+
+The approver console (`gatekeep console`, `watch`) also asks: which terminals it reads, whether
+a request was asked on one of them, and whether it runs on the terminal of a gated shell.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 
 def controlling_device(pid: int | str = "self") -> int | None:
@@ -35,3 +39,60 @@ def controlling_terminal() -> str | None:
         return f"/dev/pts/{(major - 136) * 256 + minor}"
     name = os.path.realpath(f"/dev/char/{major}:{minor}")  # udev's link to every character device
     return name if name.startswith("/dev/") and not name.startswith("/dev/char/") else f"/dev/char/{major}:{minor}"
+
+
+def terminal_of_streams() -> str:
+    """The name of the first standard stream's terminal (/dev/tty only if nothing better), else this process."""
+    names = []
+    for fd in (0, 1, 2):
+        try:
+            names.append(os.ttyname(fd))
+        except OSError:
+            continue
+    real = [name for name in names if name != "/dev/tty"]  # the same name in every terminal
+    return (real or names or [f"pid {os.getpid()}"])[0]
+
+
+def terminals_of(fd: int) -> set[int]:
+    """The devices of the terminal `fd` reads and of the controlling terminal (0 for none is left out).
+    /dev/tty, the same name in every terminal, stands for the controlling terminal."""
+    found = set()
+    try:
+        device = os.fstat(fd).st_rdev
+    except OSError:
+        device = None
+    if device is not None and device != os.makedev(5, 0):
+        found.add(device)
+    found.add(controlling_device())
+    return found - {0, None}
+
+
+def asked_on(tty: str | None, terminals: set[int]) -> bool:
+    """Was a question asked on the terminal named `tty` one of `terminals`? Compared by device, not by name."""
+    try:
+        return bool(tty) and os.stat(tty).st_rdev in terminals
+    except (OSError, TypeError, ValueError):
+        return tty == terminal_of_streams()
+
+
+def gated_shell_on_this_terminal() -> int | None:
+    """The pid of a gated shell above this process on the same terminal, if any. GATEKEEP_HOOK
+    names the shell that loaded the hook; an environment without it, or a shell on another
+    terminal, is not one. When /proc cannot tell, it is assumed to be one."""
+    hook = os.environ.get("GATEKEEP_HOOK", "").split()
+    if len(hook) < 4 or not hook[3].isdigit():
+        return None
+    shell = int(hook[3])
+    if not os.path.isdir("/proc/self"):
+        return shell  # no way to tell (not Linux)
+    shell_terminal = controlling_device(shell)
+    if shell_terminal is None:
+        return None  # that shell has ended (the variable was inherited from it), or has no terminal
+    # the terminal the keys are read from counts, not only the controlling one: `setsid gatekeep
+    # console` has none, yet reads the shell's terminal
+    return shell if shell_terminal in terminals_of(sys.stdin.fileno()) else None
+
+
+def multiplexer() -> str | None:
+    """tmux or screen, when this process runs inside one: their send-keys can type into it."""
+    return "tmux" if os.environ.get("TMUX") else "screen" if os.environ.get("STY") else None

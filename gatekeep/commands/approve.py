@@ -16,11 +16,12 @@ import time
 
 import click
 
-from gatekeep.ask.terminal import controlling_device
+from gatekeep.ask.terminal import asked_on, gated_shell_on_this_terminal, multiplexer, terminal_of_streams, terminals_of
 from gatekeep.core.display import visible
 from gatekeep.core.errors import EXIT_ALLOW
 from gatekeep.core.paths import get_paths
-from gatekeep.record import approvals, audit
+from gatekeep.record import approvals
+from gatekeep.record.decision import record_asker_gone
 
 
 def pending(as_json: bool) -> int:
@@ -37,7 +38,7 @@ def pending(as_json: bool) -> int:
 
 def answer(request_id: str, given: str, as_json: bool = False) -> int:
     """Answer one waiting request; an id that matches none, or several, is an error (exit 2)."""
-    request = approvals.give_answer(get_paths(), request_id, given, _who())
+    request = approvals.give_answer(get_paths(), request_id, given, terminal_of_streams())
     if as_json:
         shown = {"id": request["id"], "answer": given, "command": request["command"], "cwd": request.get("cwd")}
         click.echo(json.dumps(shown, ensure_ascii=False))
@@ -79,7 +80,7 @@ def watch(poll_seconds: float = 0.25) -> int:
     fd = sys.stdin.fileno()
     if not os.isatty(fd):
         raise click.UsageError("gatekeep watch needs a terminal; use gatekeep pending / approve / deny instead")
-    here, terminals = _who(), _terminals(fd)
+    here, terminals = terminal_of_streams(), terminals_of(fd)
     saved = termios.tcgetattr(fd)
     keys = {"o": "once", "a": "always", "d": "deny", "n": "never"}
     click.echo(f"gatekeep watch on {here}: o once, a always (then y), d deny, n never (then y); q quits")
@@ -91,7 +92,7 @@ def watch(poll_seconds: float = 0.25) -> int:
     def answerable() -> tuple[dict | None, list[dict]]:
         """The oldest request this console may answer, and those asked on its own terminal."""
         requests = _open_requests()
-        own = [r for r in requests if _asked_on(r, terminals)]
+        own = [r for r in requests if asked_on(r.get("tty"), terminals)]
         others = [r for r in requests if r not in own]
         return (others[0] if others else None), own
 
@@ -160,97 +161,23 @@ def console() -> int:
     (a terminal profile whose command is `gatekeep console`, `xterm -e gatekeep console`). It
     refuses to run on the terminal of a gated shell it was started from, where whatever types
     into that shell (an agent) could type into it too; in tmux or screen it warns (send-keys)."""
-    shell = _gated_shell_on_this_terminal()
+    shell = gated_shell_on_this_terminal()
     if shell is not None:
         raise click.UsageError(
             f"gatekeep console is running on the terminal of the gated shell it was typed into (pid {shell}), "
             "where whatever types into that shell could answer; start it on a terminal of its own: "
             "xterm -e gatekeep console, or a terminal profile whose command is gatekeep console"
         )
-    if multiplexer := _multiplexer():
+    if inside := multiplexer():
         # its windows take keys from any program of yours that runs `tmux send-keys` / `screen -X stuff`,
         # an agent that drives its own terminal that way included
         click.echo(
-            f"gatekeep console: warning: inside {multiplexer}, any program that can run {multiplexer}'s"
+            f"gatekeep console: warning: inside {inside}, any program that can run {inside}'s"
             " send-keys can press keys here; a terminal window of its own (xterm -e gatekeep console) cannot be"
         )
     return watch()
 
 
-def _multiplexer() -> str | None:
-    return "tmux" if os.environ.get("TMUX") else "screen" if os.environ.get("STY") else None
-
-
-def _gated_shell_on_this_terminal() -> int | None:
-    """The pid of a gated shell above this process on the same terminal, if any. GATEKEEP_HOOK
-    names the shell that loaded the hook; an environment without it, or a shell on another
-    terminal, is not one. When /proc cannot tell, it is assumed to be one."""
-    hook = os.environ.get("GATEKEEP_HOOK", "").split()
-    if len(hook) < 4 or not hook[3].isdigit():
-        return None
-    shell = int(hook[3])
-    if not os.path.isdir("/proc/self"):
-        return shell  # no way to tell (not Linux)
-    shell_terminal = controlling_device(shell)
-    if shell_terminal is None:
-        return None  # that shell has ended (the variable was inherited from it), or has no terminal
-    # the terminal the keys are read from counts, not only the controlling one: `setsid gatekeep
-    # console` has none, yet reads the shell's terminal
-    return shell if shell_terminal in _terminals(sys.stdin.fileno()) else None
-
-
-def _terminals(fd: int) -> set[int]:
-    """The devices of the terminal `fd` reads and of the controlling terminal (0 for none is left out).
-    /dev/tty, the same name in every terminal, stands for the controlling terminal."""
-    found = set()
-    with contextlib.suppress(OSError):
-        device = os.fstat(fd).st_rdev
-        if device != os.makedev(5, 0):
-            found.add(device)
-    found.add(controlling_device())
-    return found - {0, None}
-
-
-def _asked_on(request: dict, terminals: set[int]) -> bool:
-    """Was `request` asked on one of `terminals`? Compared by device, not by name."""
-    try:
-        return bool(request.get("tty")) and os.stat(request["tty"]).st_rdev in terminals
-    except (OSError, TypeError, ValueError):
-        return request.get("tty") == _who()
-
-
 def _open_requests() -> list[dict]:
     paths = get_paths()
-    return approvals.open_requests(paths, on_gone=lambda request: _audit_gone(paths, request))
-
-
-def _audit_gone(paths, request: dict) -> None:
-    """The asker died before it could record its decision: record it here, as blocked."""
-    record = {
-        "id": request["id"],
-        "ts": audit.timestamp(),
-        "command": request.get("command"),
-        "cwd": request.get("cwd"),
-        "tty": request.get("tty"),
-        "pid": request.get("pid"),
-        "user": request.get("user"),
-        "shell": None,
-        "decision": "ask",
-        "outcome": "deny",
-        "rule": None,
-        "reason": "the asking gatekeep ended before an answer; nothing ran",
-        "prompted": True,
-        "answer": "asker-gone",
-        "timed_out": False,
-        "policy_sha256": None,
-    }
-    audit.append(paths.audit_log, record)
-
-
-def _who() -> str:
-    names = []
-    for fd in (0, 1, 2):
-        with contextlib.suppress(OSError):
-            names.append(os.ttyname(fd))
-    real = [name for name in names if name != "/dev/tty"]  # the same name in every terminal
-    return (real or names or [f"pid {os.getpid()}"])[0]
+    return approvals.open_requests(paths, on_gone=lambda request: record_asker_gone(paths.audit_log, request))

@@ -125,3 +125,26 @@ def terminal_name() -> str | None:
             return name
         generic = name
     return generic
+
+
+def record_asker_gone(path: str, request: dict) -> None:
+    """The asker died before it could record its decision: record it here, as blocked."""
+    record = {
+        "id": request["id"],
+        "ts": audit.timestamp(),
+        "command": request.get("command"),
+        "cwd": request.get("cwd"),
+        "tty": request.get("tty"),
+        "pid": request.get("pid"),
+        "user": request.get("user"),
+        "shell": None,
+        "decision": "ask",
+        "outcome": "deny",
+        "rule": None,
+        "reason": "the asking gatekeep ended before an answer; nothing ran",
+        "prompted": True,
+        "answer": "asker-gone",
+        "timed_out": False,
+        "policy_sha256": None,
+    }
+    append_record(path, record)
