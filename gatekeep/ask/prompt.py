@@ -18,7 +18,7 @@ no terminal at all, a terminal that goes away, or SIGTERM/SIGHUP (the terminal's
 mode is restored first): deny.
 
 Prompts on one terminal never interleave: each takes a lock for its terminal
-(named by the terminal device: record/decision.terminal_name) first. Waiting for that lock is
+(named by the terminal device: terminal.terminal_name) first. Waiting for that lock is
 bounded by LOCK_SECONDS, said on screen, and does not count against the time
 the person has to answer.
 

@@ -41,16 +41,34 @@ def controlling_terminal() -> str | None:
     return name if name.startswith("/dev/") and not name.startswith("/dev/char/") else f"/dev/char/{major}:{minor}"
 
 
+def terminal_name() -> str | None:
+    """The name of the terminal a question is asked on (/dev/pts/3), which the per-terminal lock,
+    `pending`, `watch` and the audit show. The question opens /dev/tty, the controlling terminal,
+    whose own name is the same in every terminal: the kernel's record names the real one (and a
+    stream redirected from another terminal, `</dev/pts/7`, does not stand in for it). Without
+    /proc, the first standard stream on a terminal other than /dev/tty names it."""
+    return controlling_terminal() or stream_terminal()
+
+
 def terminal_of_streams() -> str:
-    """The name of the first standard stream's terminal (/dev/tty only if nothing better), else this process."""
-    names = []
+    """The terminal the standard streams are on (stream_terminal), else this process: who answers
+    from the approver console."""
+    return stream_terminal() or f"pid {os.getpid()}"
+
+
+def stream_terminal() -> str | None:
+    """The first standard stream's terminal other than /dev/tty, whose name is the same in every
+    terminal; else /dev/tty, if a stream is on it; else None."""
+    generic = None
     for fd in (0, 1, 2):
         try:
-            names.append(os.ttyname(fd))
+            name = os.ttyname(fd)
         except OSError:
             continue
-    real = [name for name in names if name != "/dev/tty"]  # the same name in every terminal
-    return (real or names or [f"pid {os.getpid()}"])[0]
+        if name != "/dev/tty":
+            return name
+        generic = name
+    return generic
 
 
 def terminals_of(fd: int) -> set[int]:

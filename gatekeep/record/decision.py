@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gatekeep.ask.terminal import controlling_terminal
+from gatekeep.ask.terminal import terminal_name
 from gatekeep.core.display import visible
 from gatekeep.core.errors import FatalError, PolicyError
 from gatekeep.core.paths import current_directory
@@ -104,27 +104,6 @@ def user_name() -> str | None:
         return pwd.getpwuid(os.getuid()).pw_name
     except KeyError:
         return None
-
-
-def terminal_name() -> str | None:
-    """The name of the terminal a question is asked on (/dev/pts/3), which the per-terminal lock,
-    `pending`, `watch` and the audit show. The question opens /dev/tty, the controlling terminal,
-    whose own name is the same in every terminal: the kernel's record names the real one (and a
-    stream redirected from another terminal, `</dev/pts/7`, does not stand in for it). Without
-    /proc, the first standard stream on a terminal other than /dev/tty names it."""
-    controlling = controlling_terminal()
-    if controlling is not None:
-        return controlling
-    generic = None
-    for fd in (0, 1, 2):
-        try:
-            name = os.ttyname(fd)
-        except OSError:
-            continue
-        if name != "/dev/tty":
-            return name
-        generic = name
-    return generic
 
 
 def record_asker_gone(path: str, request: dict) -> None:
