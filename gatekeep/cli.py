@@ -23,7 +23,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 class _Gatekeep(click.Group):
     """click ends a command whose output pipe was closed with exit 1 (it catches EPIPE itself): carry
-    the error past it to main.py, which ends quietly, or blocks for check (main._output_closed)."""
+    the error past it to main.py, which ends quietly, or blocks for check (main.output_closed)."""
 
     def make_context(self, *args, **kwargs):  # --help and --version print here
         try:

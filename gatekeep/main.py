@@ -25,35 +25,46 @@ _VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell"}
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    code = run(args, own_process=argv is None)
+    return EXIT_ERROR if code is None else code  # None comes only with plain_only
+
+
+def run(args: list[str], *, own_process: bool, questions: bool = True, plain_only: bool = False) -> int | None:
+    """`gatekeep ARGS` -> an exit code. `own_process`: this process is the command's alone (not a
+    caller's or a test's), so it may drop the cycle collector and end itself at an agent hook's
+    deadline. A warm checker's worker (gatekeep/server/) runs here with `questions` False, where a
+    question raises HandBack, and `plain_only`, where arguments that need click give None."""
     try:
         check = read_check_args(args)
         hook = None if check is not None else read_agent_hook_args(args)
-        if argv is None and (check is not None or hook is not None):
-            _no_collector()  # only in a process of its own (argv None), not in a caller's, a test's
+        if check is None and hook is None and plain_only:
+            return None
+        if own_process and (check is not None or hook is not None):
+            _no_collector()
         if check is not None:
-            from gatekeep.commands.check import check as run
+            from gatekeep.commands.check import check as run_check
 
-            code = run(**check)
+            code = run_check(**check, questions=questions)
         elif hook is not None:
             from gatekeep.commands.agent_hook import DEADLINE_SECONDS, agent_hook
 
-            code = agent_hook(**hook, deadline=DEADLINE_SECONDS if argv is None else None)
+            code = agent_hook(**hook, deadline=DEADLINE_SECONDS if own_process else None)
         else:
             code = _with_click(args)
     except (BrokenPipeError, OutputClosed):
-        return _output_closed(args)
+        return output_closed(args)
     except FatalError as e:
         _say(f"gatekeep: {e}")
         return EXIT_ERROR
     except KeyboardInterrupt:
         _say("gatekeep: interrupted")
-        return _interrupted(args)
+        return interrupted(args)
     except Exception as e:  # a bug: block, say so in one line, keep the traceback
         return _internal_error(e)
     try:
         sys.stdout.flush()  # here, where a closed pipe is handled, rather than at exit
     except BrokenPipeError:
-        return _output_closed(args, code)
+        return output_closed(args, code)
     return code
 
 
@@ -147,7 +158,7 @@ def _with_click(args: list[str]) -> int:
             pass
         return EXIT_ERROR
     except click.exceptions.Abort:  # click's form of Ctrl-C
-        return _interrupted(args)
+        return interrupted(args)
     return result if isinstance(result, int) else 0
 
 
@@ -155,7 +166,7 @@ def _with_click(args: list[str]) -> int:
 _GATES = ("check", "agent-hook", "claude-hook")
 
 
-def _output_closed(args: list[str], code: int = EXIT_ALLOW) -> int:
+def output_closed(args: list[str], code: int = EXIT_ALLOW) -> int:
     """Whoever read the output has gone (`gatekeep audit tail | head -1`), the usual end of a pipeline:
     end quietly with the command's own code. But a gate whose output is cut short blocks (exit 2),
     so that a closed pipe can never turn a block, or a half-written answer, into a yes.
@@ -192,7 +203,7 @@ def _say(message: str) -> None:
         pass
 
 
-def _interrupted(args: list[str]) -> int:
+def interrupted(args: list[str]) -> int:
     """Blocked (1); but agents read a hook's exit 1 as "go ahead", so there it is an error (2)."""
     return EXIT_ERROR if args[:1] in (["agent-hook"], ["claude-hook"]) else EXIT_BLOCKED
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
+from gatekeep.core import process
+
 
 def controlling_device(pid: int | str = "self") -> int | None:
     """The device number of `pid`'s controlling terminal; None when it has none, or /proc cannot tell."""
@@ -30,8 +32,9 @@ def controlling_device(pid: int | str = "self") -> int | None:
 
 
 def controlling_terminal() -> str | None:
-    """The device name of this process's controlling terminal; None when it has none or this is not Linux."""
-    device = controlling_device()
+    """The device name of the controlling terminal of the process the decision is for (process.py);
+    None when it has none or this is not Linux."""
+    device = controlling_device(process.ids()[0])
     if device is None:
         return None
     major, minor = os.major(device), os.minor(device)
@@ -53,7 +56,7 @@ def terminal_name() -> str | None:
 def terminal_of_streams() -> str:
     """The terminal the standard streams are on (stream_terminal), else this process: who answers
     from the approver console."""
-    return stream_terminal() or f"pid {os.getpid()}"
+    return stream_terminal() or f"pid {process.ids()[0]}"
 
 
 def stream_terminal() -> str | None:

@@ -6,7 +6,7 @@ import os
 import sys
 
 from gatekeep.core.display import visible
-from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, PolicyError
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, HandBack, PolicyError
 from gatekeep.core.jsontext import dumps
 from gatekeep.core.paths import get_paths, removed
 from gatekeep.judge.gate import evaluate, verdict_json
@@ -23,7 +23,9 @@ def check(
     cwd: str | None,
     quiet: bool,
     shell: str | None = None,
+    questions: bool = True,
 ) -> int:
+    """`questions` False: a question is not asked here but raises HandBack (a warm checker's worker)."""
     paths = get_paths()
     record = new_record(line, cwd, shell or os.path.basename(os.environ.get("SHELL", "")) or None)
     try:
@@ -53,6 +55,8 @@ def check(
     answer = None
     on_terminal = bool(record["tty"]) and sys.stdin.isatty()
     if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
+        if not questions:
+            raise HandBack
         ready_to_record(paths)
         answer = _ask(paths, record, verdict, policy, on_terminal)
         if answer.answer in ("always", "never"):

@@ -32,3 +32,10 @@ class OutputClosed(Exception):
 
     Deliberately not an OSError: click catches those with errno EPIPE itself.
     """
+
+
+class HandBack(BaseException):  # noqa: N818 - not an error: the line goes back to the process that asked
+    """A check that would ask a question, in a warm checker's worker (gatekeep/server/), which has no
+    terminal of its own: the process the shell started decides the line itself, and asks.
+
+    A BaseException, like KeyboardInterrupt, so that no `except Exception` turns it into a block."""

@@ -10,6 +10,7 @@ import os
 import sys
 
 from gatekeep.ask.terminal import terminal_name
+from gatekeep.core import process
 from gatekeep.core.display import visible
 from gatekeep.core.errors import FatalError, PolicyError
 from gatekeep.core.paths import current_directory
@@ -24,8 +25,8 @@ def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
         "command": line,
         "cwd": cwd or current_directory(),  # never raises: the directory may have been removed
         "tty": terminal_name(),
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
+        "pid": process.ids()[0],
+        "ppid": process.ids()[1],
         "user": user_name(),
         "shell": shell,
     }
