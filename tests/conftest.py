@@ -2,7 +2,8 @@
 module or the session get a throw-away set of their own).
 
 The guard is autouse, so a test that forgets cannot write to the real home
-directory, and no developer's own policy can change a test's result.
+directory, and no developer's own policy can change a test's result. It also
+turns the warm checker off (GATEKEEP_SERVER=off), except in tests/test_server.py.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(home / f".{name.lower()}"))
     monkeypatch.delenv("GATEKEEP_POLICY", raising=False)
+    # Every check decides in its own process, as with no warm checker running; tests/test_server.py
+    # turns the server on where it tests it (a server per test HOME would outlive the test).
+    monkeypatch.setenv("GATEKEEP_SERVER", "off")
     for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME"):  # agents' settings: under HOME too
         monkeypatch.delenv(name, raising=False)
     return home

@@ -48,6 +48,11 @@ class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
     def lock_dir(self) -> str:
         return os.path.join(self.state_dir, "locks")
 
+    @property
+    def server_dir(self) -> str:
+        """The warm checker's socket and lock (gatekeep/server/), private to the user (0700)."""
+        return os.path.join(self.state_dir, "server")
+
     def lock_for(self, path: str | os.PathLike) -> str:
         """The lock file that guards writes to `path` (one per file, wherever it lives)."""
         from gatekeep.core.hashing import sha256

@@ -1,6 +1,7 @@
 """The hook script `gatekeep hook bash|zsh` prints, with this gatekeep's path baked in.
 
-The hook runs `<this python> -I -S -c '...; from gatekeep.main import main; sys.exit(main())'`:
+The hook runs `<this python> -I -S -c '...; from gatekeep.server.client import main; sys.exit(main())'`
+(the client: the warm checker decides the line when one runs, else the process itself; server/):
 -I (isolated mode) keeps the current directory, PYTHONPATH and the user site out
 of sys.path, so a repository that ships its own `gatekeep/` package, or an
 exported PYTHONPATH, cannot stand in for the real gate. It calls main() directly
@@ -43,15 +44,32 @@ def hook_argv(after_reinstall: str = SHELL_REINSTALL) -> list[str]:
     """How the hooks start gatekeep: this interpreter and its arguments; `after_reinstall` says how to
     load the hook again. The code has no single quote, so as shell words it stays one plain '...'
     (agents' settings show it)."""
-    dirs = jsontext.dumps(import_dirs())  # JSON strings are Python str literals: no single quote
+    dirs = _literal(import_dirs())
     code = (
         f"import sys; sys.path += {dirs}\n"
-        "try: from gatekeep.main import main\n"
+        "try: from gatekeep.server.client import main\n"
         "except ImportError as e: sys.exit(f\"gatekeep: cannot import gatekeep from {sys.path[-1]} ({e}); "
         f"blocked. Reinstall it, then {after_reinstall}\")\n"
-        "sys.exit(main())"
+        f"sys.exit(main({_literal(_server_dir())}))"
     )
     return [sys.executable, "-I", "-S", "-c", code]
+
+
+def _literal(value) -> str:
+    """`value` (None, or strings in lists) as a Python literal without a single quote: JSON's
+    strings are Python's."""
+    return "None" if value is None else jsontext.dumps(value).replace("'", "\\u0027")
+
+
+def _server_dir() -> str | None:
+    """Where the warm checker meets the hook's checks (server/client.py); None: found each time."""
+    from gatekeep.core.errors import FatalError
+    from gatekeep.core.paths import get_paths
+
+    try:
+        return get_paths().server_dir
+    except FatalError:
+        return None
 
 
 def import_dirs() -> list[str]:

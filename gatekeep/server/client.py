@@ -1,0 +1,147 @@
+"""`gatekeep ARGS` as the hooks and the console script start it: a gate's arguments go to the warm
+checker when one is running; everything else, and every gate it cannot answer, runs here.
+
+A check that the warm checker answers costs this process's start-up, one connection and a
+worker's few milliseconds, instead of importing the whole pipeline (docs/speed.md). The
+client falls back on deciding the line itself, as gatekeep always did, whenever the server
+is absent, stale, slow to accept, refuses, crashes or hands the line back (a question, which
+needs this process's own terminal); so the server can make a check faster, never looser.
+After deciding a line itself because no server was running, it starts one for the next line.
+
+The hooks pass the server's directory as it was when they were printed (shells/hook.py), so
+that a served check imports neither os nor gatekeep's paths: the directory is only where
+client and server meet; what the line is judged by comes from the client's environment.
+
+GATEKEEP_SERVER=off keeps every check in its own process (the test suite sets it, except
+where it tests the server).
+"""
+
+import posix
+import sys
+
+GATES = ("check", "agent-hook", "claude-hook")  # the commands whose exit code is a verdict
+ACCEPT_SECONDS = 2.0  # a server that has not taken the request by then is stuck: decide here
+
+
+class _Absent(Exception):
+    """No server answers for this copy of gatekeep: start one after this line."""
+
+
+def main(server_dir: str | None = None) -> int:
+    """Run `gatekeep` with sys.argv; `server_dir` is where the warm checker is, None to find it."""
+    args = sys.argv[1:]
+    absent = False
+    if args[:1] and args[0] in GATES and posix.environ.get(b"GATEKEEP_SERVER") != b"off":
+        try:
+            code = served(args, server_dir)
+        except _Absent:
+            absent, code = True, None
+        except KeyboardInterrupt:
+            from gatekeep.main import interrupted
+
+            print("gatekeep: interrupted", file=sys.stderr)
+            return interrupted(args)
+        if code is not None:
+            return code
+    from gatekeep.main import main as decide_here
+
+    code = decide_here()
+    if absent:
+        start_server(server_dir)
+    return code
+
+
+def server_directory() -> str | None:
+    """The warm checker's directory in this environment (paths.py); None without a home."""
+    from gatekeep.core.errors import FatalError
+    from gatekeep.core.paths import get_paths
+
+    try:
+        return get_paths().server_dir
+    except FatalError:
+        return None
+
+
+def served(args: list[str], server_dir: str | None = None) -> int | None:
+    """The server's exit code for `args`; None to decide here; _Absent when none is running."""
+    from gatekeep.server import wire
+
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    if any(stream is None for stream in streams):
+        return None
+    directory = server_dir or server_directory()
+    if directory is None:
+        return None
+    try:
+        if not wire.private(directory):
+            return None
+    except FileNotFoundError:
+        raise _Absent from None
+    except OSError:
+        return None
+    try:
+        here = posix.open(".", wire.DIRECTORY_FLAGS)  # works in a removed directory too (Linux)
+    except OSError:  # deciding here says why, if it matters
+        return None
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        return _exchange(sock, args, directory, here, [(s.encoding, s.errors) for s in streams])
+    finally:
+        sock.close()
+        posix.close(here)
+
+
+def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> int | None:
+    from gatekeep.server import wire
+
+    try:
+        path, directory_fd = wire.address(directory, wire.socket_name())
+        try:
+            sock.connect(path)
+        finally:
+            if directory_fd is not None:
+                posix.close(directory_fd)
+    except (FileNotFoundError, ConnectionRefusedError):
+        raise _Absent from None
+    except OSError:
+        return None
+    try:
+        uid = wire.peer_uid(sock)
+        if uid is not None and uid != posix.getuid():
+            return None
+        sock.settimeout(ACCEPT_SECONDS)
+        wire.send_request(sock, wire.encode_request(args, encodings), [0, 1, 2, here])
+        first = sock.recv(1)
+        if first == wire.STALE:
+            raise _Absent
+        if first != wire.ACCEPTED:
+            return None
+        sock.settimeout(None)  # the worker's own time limits bound the check, as they do here
+        reply = sock.recv(2)
+        if len(reply) == 1:
+            reply += sock.recv(1)
+    except OSError:
+        return None
+    if len(reply) == 2 and reply[:1] == wire.RESULT:
+        return reply[1]
+    return None  # HANDED_BACK, CRASHED, or the server gone mid-line: decide here
+
+
+def start_server(server_dir: str | None = None) -> None:
+    """Start the warm checker for the next line, detached from this terminal; whatever goes
+    wrong costs only speed. The server runs as this process does (interpreter, sys.path,
+    environment)."""
+    import os
+
+    directory = server_dir or server_directory()
+    if directory is None:
+        return
+    code = f"import sys; sys.path[:] = {sys.path!r}\nfrom gatekeep.server.daemon import serve\nserve({directory!r})"
+    argv = [sys.executable, "-I", "-S", "-c", code]
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    try:
+        os.posix_spawn(sys.executable, argv, os.environ, file_actions=quiet, setsid=True)
+    except (OSError, TypeError, NotImplementedError, AttributeError):
+        pass

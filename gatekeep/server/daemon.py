@@ -1,0 +1,526 @@
+"""The warm checker: gatekeep imported once, a worker forked for each line.
+
+Started by a client that found none (client.py), in a session of its own with
+its standard streams on /dev/null. It takes the lock beside its socket (one
+server per socket; a second one ends at once), imports the pipeline and loads
+the tool tables and bashlex's parser, then serves a Unix socket in the user's
+private state directory (0700). For each connection it forks a worker, which
+takes the client's place (wire.py: descriptors, directory, environment,
+umask) and runs the same code the client would (main.run), so a worker
+decides exactly what the client would have; a question is handed back. The
+worker's exit status is the reply, which the server sends the client when it
+has ended; a worker whose client has gone is killed.
+
+The server itself never reads what a client sends: only its workers do, one
+line each, in their own process. It answers only its own user (SO_PEERCRED
+where the system has it; the directory's mode everywhere).
+
+It ends after IDLE_SECONDS without a line, when its socket is no longer the one
+at its path, and when any file of gatekeep it runs (its modules, its data, the
+interpreter) has changed since it started: that request is answered STALE, and
+the client decides the line itself and starts a new server. Policies are read
+by each worker, as by any check, so an edit counts from the next line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+IDLE_SECONDS = 30 * 60
+TICK_SECONDS = 60.0  # how often an idle server looks at its socket path
+REQUEST_SECONDS = 2.0  # for a worker to receive its request
+PAUSE_SECONDS = 0.005  # a new spare waits this long before touching pages: see _touch
+
+
+def serve(directory: str) -> None:
+    """Serve in `directory` until idle or stale; nothing is printed (the streams are /dev/null)."""
+    try:
+        os.setsid()
+    except OSError:  # already a session leader: started with posix_spawn's setsid
+        pass
+    try:
+        _serve(directory)
+    except Exception as e:  # a bug in the server costs only speed: clients decide lines themselves
+        from gatekeep.core.errorlog import internal_error_line
+
+        internal_error_line(e)
+
+
+def _serve(directory: str) -> None:
+    import fcntl
+
+    from gatekeep.server import wire
+
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    if not wire.private(directory):
+        return
+    os.chdir(directory)  # the socket is bound by its name: its full path may be too long for one
+    name = wire.socket_name()
+    lock = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # another server has this socket, or is starting
+    _warm_up()
+    stamp = Stamp()
+    listener = _listen(name)
+    try:
+        Server(listener, name, stamp, lock).run()
+    finally:
+        _unlink_own(name, listener)
+        listener.close()
+
+
+def _listen(name: str):
+    import socket
+
+    try:
+        os.unlink(name)  # a socket left by a server that died; only the lock's holder gets here
+    except FileNotFoundError:
+        pass
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    umask = os.umask(0o077)
+    try:
+        listener.bind(name)
+    finally:
+        os.umask(umask)
+    listener.listen(128)
+    return listener
+
+
+def _unlink_own(name: str, listener) -> None:
+    """Remove the socket file if it is still this server's (while the lock is held)."""
+    try:
+        if _identity(name) == _identity_of(listener):
+            os.unlink(name)
+    except OSError:
+        pass
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _identity_of(listener) -> tuple[int, int] | None:
+    return _identity(listener.getsockname())
+
+
+# Judged once by the built-in policy alone as the server starts, so that the modules a check
+# imports as it goes, and the patterns it compiles on first use, are already in every worker.
+WARM_UP_LINES = (
+    "git status",
+    "ls -la ~/src | grep -v x > /tmp/out",
+    'for f in *.py; do echo "$f"; done && cat ~/.ssh/id_rsa',
+    "sudo rm -rf build; bash -c 'npm run test'",
+    "git commit -m \"$(cat <<'EOF'\nfix\nEOF\n)\"",
+)
+
+
+def _warm_up() -> None:
+    """Import what a check and an agent hook use, and load what every check loads the same way
+    whoever asks: the tool tables (package data, keyed by their text), bashlex's parser, and
+    what judging a few lines by the built-in policy alone compiles. What a client's environment
+    or directory decides (its policies, its project) is loaded by each worker, as by any check."""
+    import gc
+
+    import gatekeep.commands.agent_hook  # noqa: F401 - imported to be warm in every worker
+    import gatekeep.commands.check  # noqa: F401
+    import gatekeep.judge.yamlio  # noqa: F401 - the first check after a policy edit
+    import gatekeep.main  # noqa: F401
+    import gatekeep.record.audit  # noqa: F401
+    from gatekeep.core.resources import DEFAULT_POLICY
+    from gatekeep.judge.policy import combine, read_layer
+    from gatekeep.name.arity import load_table
+    from gatekeep.name.knowledge import load_knowledge
+    from gatekeep.read.bashlex_loader import load
+    from gatekeep.record.decision import user_name
+
+    load()
+    load_knowledge()
+    load_table()
+    user_name()
+    global _built_in
+    _built_in = combine([read_layer("built-in", DEFAULT_POLICY, required=True)])
+    _judge_warm_up_lines()
+    gc.collect()
+    gc.freeze()  # workers share these pages with the server; the collector would write to them
+
+
+_built_in = None  # the built-in policy alone, read by _warm_up
+
+
+def _judge_warm_up_lines(lines=WARM_UP_LINES) -> None:
+    from gatekeep.judge.gate import evaluate
+
+    for line in lines:
+        evaluate(line, _built_in, "/")
+
+
+class Stamp:
+    """The files the server runs: every module it imported from outside the standard library,
+    gatekeep's data, and the interpreter. Changed when any of them is (a new version, an edit)."""
+
+    def __init__(self) -> None:
+        import sysconfig
+
+        from gatekeep.core import resources
+
+        library = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib")}
+        files = {sys.executable}
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if path and not any(path.startswith(prefix + os.sep) for prefix in library if prefix):
+                files.add(path)
+        for top, _dirs, names in os.walk(resources.PACKAGE_DIR):
+            files.update(os.path.join(top, name) for name in names if not name.endswith(".pyc"))
+        for data in ("arity", "tools", "shell", "agents"):
+            try:
+                where = resources.data_dir(data)
+            except FileNotFoundError:
+                continue
+            for top, _dirs, names in os.walk(where):
+                files.update(os.path.join(top, name) for name in names)
+        self.files = sorted(files)
+        self.seen = self._now()
+
+    def _now(self) -> list:
+        found = []
+        for path in self.files:
+            try:
+                info = os.stat(path)
+                found.append((info.st_mtime_ns, info.st_size, info.st_ino))
+            except OSError:
+                found.append(None)
+        return found
+
+    def changed(self) -> bool:
+        return self._now() != self.seen
+
+
+class Server:
+    """The loop. A spare worker is forked ahead of each line: it touches what a check touches
+    (copying those pages from the server before the line comes), then waits on the listening
+    socket itself, so that a line wakes one process. It answers its client at once, hands the
+    server a copy of the connection (a line) and judges the line; the server then forks the next
+    spare and looks at the stamp while the line is judged. A worker's exit status is sent back
+    when it ends, in case it could not answer itself, and a worker whose client hung up is killed."""
+
+    def __init__(self, listener, name: str, stamp: Stamp, lock: int) -> None:
+        self.listener, self.name, self.stamp = listener, name, stamp
+        self.private_fds = [lock]  # and the wake-up pipe: the server's, closed in every worker
+        self.bound = _identity_of(listener)
+        self.workers: dict[int, object] = {}  # pid -> the client's connection
+        self.by_connection: dict[object, int] = {}
+        self.spare: tuple[int, object] | None = None  # its pid, and the server's end of its channel
+        self.ending = False
+
+    def run(self) -> None:
+        import select
+        import signal
+        import time
+
+        wake_read, wake_write = os.pipe()
+        self.private_fds += [wake_read, wake_write]
+        for fd in (wake_read, wake_write):
+            os.set_blocking(fd, False)
+            os.set_inheritable(fd, False)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so that the wake-up fd hears of it
+        # poll, not select: a connection is watched for its hang-up alone (events 0; POLLHUP is
+        # always reported), since it is readable while its request waits for the worker
+        self.poll = select.poll()
+        self.poll.register(wake_read, select.POLLIN)
+        self._fork_spare()
+        last = time.monotonic()
+        try:
+            while True:
+                ready = dict(self.poll.poll(TICK_SECONDS * 1000))
+                if wake_read in ready:
+                    _drain(wake_read)
+                if self.spare is not None and self.spare[1].fileno() in ready:
+                    last = time.monotonic()
+                    self._handed_over()  # before reaping: the spare may have answered and ended
+                self._reap()
+                for connection in [c for c in self.by_connection if c.fileno() in ready]:
+                    self._client_gone(connection)
+                if self.spare is None and not self.ending:
+                    self._fork_spare()
+                if self.workers:
+                    continue
+                if self.ending or time.monotonic() - last > IDLE_SECONDS or _identity(self.name) != self.bound:
+                    return
+        finally:
+            self._end_spare()
+
+    def _fork_spare(self) -> None:
+        import select
+        import socket
+
+        mine, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            for inherited in (mine, *self.by_connection):
+                inherited.close()
+            for fd in self.private_fds:
+                os.close(fd)
+            os._exit(_spare(self.listener, its))
+        its.close()
+        self.spare = (pid, mine)
+        self.poll.register(mine, select.POLLIN)
+
+    def _end_spare(self) -> None:
+        import signal
+
+        if self.spare is None:
+            return
+        pid, channel = self.spare
+        self.spare = None
+        self.poll.unregister(channel)
+        channel.close()
+        try:
+            os.kill(pid, signal.SIGKILL)  # waiting in accept(), or touching pages: nothing decided
+        except ProcessLookupError:
+            pass
+
+    def _handed_over(self) -> None:
+        """The spare took a line: it is now that line's worker, and the server gets the connection."""
+        import socket
+
+        from gatekeep.server import wire
+
+        pid, channel = self.spare
+        self.spare = None
+        self.poll.unregister(channel)
+        try:
+            _data, ancillary, _flags, _address = channel.recvmsg(1, socket.CMSG_SPACE(4))
+        except OSError:
+            ancillary = []
+        finally:
+            channel.close()
+        fds = wire.descriptors(ancillary)
+        if len(fds) != 1:  # the spare died before taking a line
+            for fd in fds:
+                os.close(fd)
+            return
+        connection = socket.socket(fileno=fds[0])
+        self.workers[pid] = connection
+        self.by_connection[connection] = pid
+        self.poll.register(connection, 0)
+        if self.stamp.changed():
+            # A new gatekeep: the line just taken is judged by the running one, as it would have
+            # been a moment earlier; the next get STALE, decide themselves and start a new server.
+            self.ending = True
+            self._refuse_waiting()
+        else:
+            self._fork_spare()
+
+    def _refuse_waiting(self) -> None:
+        """Answer STALE to the connections already waiting; the socket file goes as the server ends."""
+        from gatekeep.server import wire
+
+        self.listener.setblocking(False)
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            _send(connection, wire.STALE)
+            connection.close()
+
+    def _reap(self) -> None:
+        from gatekeep.server import wire
+
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if self.spare is not None and self.spare[0] == pid:  # died before taking a line
+                self._end_spare()
+                continue
+            connection = self.workers.pop(pid, None)
+            if connection is None:
+                continue
+            del self.by_connection[connection]
+            try:
+                self.poll.unregister(connection)
+            except KeyError:  # already, when its client hung up
+                pass
+            _send(connection, wire.reply(os.waitstatus_to_exitcode(status)))
+            connection.close()
+
+    def _client_gone(self, connection) -> None:
+        """The client hung up before its answer (Ctrl-C, killed): its line was blocked, and the
+        worker must not go on to record a decision nobody acted on."""
+        import signal
+
+        self.poll.unregister(connection)  # reported until the worker is reaped otherwise
+        pid = self.by_connection[connection]
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _send(connection, data: bytes) -> None:
+    try:
+        connection.setblocking(False)
+        connection.send(data)
+    except OSError:  # the client has gone; its line was blocked there
+        pass
+
+
+def _touch(listener) -> None:
+    """Judge the warm-up lines, which copies the pages a check touches into this process; but
+    first let the line just taken be judged (PAUSE_SECONDS; the spares are forked as a line is
+    taken, and this machine may have two cores), and stop as soon as a line waits."""
+    import select
+
+    waiting = select.poll()
+    waiting.register(listener, select.POLLIN)
+    if waiting.poll(PAUSE_SECONDS * 1000):
+        return
+    for line in WARM_UP_LINES:
+        _judge_warm_up_lines((line,))
+        if waiting.poll(0):
+            return
+
+
+def _spare(listener, channel) -> int:
+    """In a spare: touch what a check touches, then take a connection of this user's, answer it
+    at once, hand the server a copy, and become its worker (_worker)."""
+    import signal
+
+    from gatekeep.server import wire
+
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        _touch(listener)
+    except Exception:  # noqa: BLE001 - only speed is at stake
+        pass
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except InterruptedError:
+            continue
+        except OSError:
+            return 0
+        uid = wire.peer_uid(connection)
+        if uid is None or uid == os.getuid():
+            break
+        connection.close()  # only its own user's lines (the directory keeps others out already)
+    listener.close()
+    try:
+        connection.settimeout(REQUEST_SECONDS)
+        connection.sendall(wire.ACCEPTED)  # by the worker, so that it always comes before the reply
+        channel.sendmsg([b"c"], [(wire.SOL_SOCKET, wire.SCM_RIGHTS, wire.packed([connection.fileno()]))])
+    except OSError:  # the client or the server has gone: the client decides the line itself
+        return wire.HANDBACK_STATUS
+    channel.close()
+    return _worker(connection)
+
+
+def _worker(connection) -> int:
+    """In the forked worker: take the client's place, run its command, give the exit status."""
+    from gatekeep.server import wire
+
+    try:
+        request, fds = wire.receive_request(connection)
+    except (OSError, ValueError):
+        return wire.HANDBACK_STATUS
+    try:
+        status = _as_client(request, fds)
+    except BaseException:  # noqa: BLE001 - nothing is known to have been decided: the client decides
+        status = wire.HANDBACK_STATUS
+    # The client has its answer before this process is torn down; the server's own reply, when
+    # it reaps the worker, then comes too late to be read. A worker that ends otherwise (an agent
+    # hook's deadline ends the process) is answered by the server alone.
+    _send(connection, wire.reply(status))
+    return status
+
+
+def _as_client(request, fds: list[int]) -> int:
+    from gatekeep.core import process
+    from gatekeep.core.errors import HandBack
+    from gatekeep.main import output_closed, run
+    from gatekeep.server import wire
+
+    if request.fs_encoding != sys.getfilesystemencoding():
+        return wire.HANDBACK_STATUS  # file names would read differently here
+    for target, fd in enumerate(fds[:3]):
+        os.dup2(fd, target)
+    os.fchdir(fds[3])
+    for fd in fds:
+        os.close(fd)
+    os.umask(request.umask)
+    os.environ.clear()
+    for name, value in request.environ.items():
+        os.environb[name] = value
+    process.answer_for(request.pid, request.ppid)
+    (in_encoding, in_errors), out, err = request.streams
+    sys.stdin = open(0, encoding=in_encoding, errors=in_errors, closefd=False)  # noqa: SIM115
+    sys.stdout = io.TextIOWrapper(_Held(1), encoding=out[0], errors=out[1])
+    sys.stderr = io.TextIOWrapper(_Held(2), encoding=err[0], errors=err[1])
+    try:
+        code = run(request.args, own_process=True, questions=False, plain_only=True)
+    except HandBack:
+        return wire.HANDBACK_STATUS
+    if code is None:
+        return wire.HANDBACK_STATUS
+    # Written only now, whole: a line handed back has shown nothing, and the client starts over.
+    try:
+        _release(sys.stdout)
+    except OSError:  # nobody reads it: say so on stderr as main.run would, and a gate blocks
+        _release_quietly(sys.stderr)
+        sys.stderr = open(2, "w", encoding=err[0], errors=err[1], closefd=False)  # noqa: SIM115
+        return output_closed(request.args, code)
+    _release_quietly(sys.stderr)
+    return code
+
+
+class _Held(io.BytesIO):
+    """Output kept until the worker is done with the line; isatty and fileno are the client's stream's."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+
+def _release(stream) -> None:
+    """Write what `stream` (over a _Held) holds to the client's descriptor."""
+    stream.flush()
+    view = memoryview(stream.buffer.getvalue())
+    while view:
+        view = view[os.write(stream.buffer.fd, view) :]
+    stream.buffer.seek(0)
+    stream.buffer.truncate()
+
+
+def _release_quietly(stream) -> None:
+    try:
+        _release(stream)
+    except OSError:  # stderr closed: the exit code alone says it
+        pass

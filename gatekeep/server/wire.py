@@ -1,0 +1,181 @@
+"""What the client and the warm checker say to each other over their Unix socket.
+
+One connection per check. The client sends one request: its standard streams
+and its current directory as descriptors (SCM_RIGHTS), and as bytes its
+arguments, environment, umask, pid and parent pid, and the encodings of its
+streams. A worker, forked for the connection, takes the client's place with
+them: same descriptors, directory, environment and umask, so that it decides
+exactly what the client would have decided itself. The worker answers
+ACCEPTED as it starts and, when done, RESULT and the exit code, or HANDED_BACK
+(the client decides the line itself: a question, which needs the client's own
+terminal). The server answers STALE instead of starting a worker when it is
+about to end, and, when it reaps a worker, the worker's reply again (CRASHED
+for one killed), which the client reads only if the worker did not send one.
+
+Imported by the client on every line, before anything else of gatekeep: so it
+uses posix, not os, whose import (with _collections_abc) costs a check about
+0.1x Python's start-up under -S.
+"""
+
+import _socket
+import posix
+import sys
+
+VERSION = b"gatekeep-server-1"
+ACCEPTED, STALE, RESULT, HANDED_BACK, CRASHED = b"A", b"~", b"=", b"^", b"!"
+HANDBACK_STATUS = 99  # the worker's exit status for HANDED_BACK; gatekeep's own codes are 0 to 2
+MAX_REQUEST = 16 << 20  # an agent's command comes on stdin; arguments and environment are far below this
+DESCRIPTORS = 4  # stdin, stdout, stderr, the current directory
+_INT = 4  # bytes per descriptor in SCM_RIGHTS (a C int)
+MAX_PATH = 100  # a Unix socket's path is at most 107 bytes (Linux) or 103 (macOS)
+
+
+def reply(status: int) -> bytes:
+    """The reply for a worker's exit status (negative: killed by that signal)."""
+    if status == HANDBACK_STATUS:
+        return HANDED_BACK
+    return RESULT + bytes([status]) if 0 <= status <= 255 else CRASHED
+
+
+def socket_name() -> str:
+    """One server per interpreter and copy of gatekeep: two installs of one user never share one."""
+    key = f"{sys.executable}\0{__file__.rpartition('/')[0].rpartition('/')[0]}".encode()
+    digest = 0x811C9DC5  # FNV-1a: a name, not a secret (the directory is private); hashlib costs an import
+    for byte in key:
+        digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{digest:08x}.sock"
+
+
+def private(directory: str) -> bool:
+    """Whether `directory` is a real directory of this user's that nobody else may enter or write.
+    Raises FileNotFoundError when it does not exist."""
+    found = posix.lstat(directory)
+    is_directory = found.st_mode & 0o170000 == 0o040000  # stat.S_ISDIR, without the stat module
+    return is_directory and found.st_uid == posix.getuid() and not found.st_mode & 0o077
+
+
+def address(directory: str, name: str) -> tuple[str, int | None]:
+    """The path to bind or connect to `name` in `directory`, and a descriptor to close after:
+    a path too long for a socket is reached through /proc/self/fd (Linux)."""
+    path = f"{directory.rstrip('/')}/{name}"
+    if len(_encoded(path)) <= MAX_PATH:
+        return path, None
+    try:
+        posix.stat("/proc/self/fd")
+    except FileNotFoundError:
+        raise OSError(f"the socket path {path} is too long") from None
+    fd = posix.open(directory, DIRECTORY_FLAGS)
+    return f"/proc/self/fd/{fd}/{name}", fd
+
+
+# A directory opened to be passed or reached through, not read: O_PATH needs no permission (Linux)
+DIRECTORY_FLAGS = getattr(posix, "O_PATH", posix.O_RDONLY) | posix.O_DIRECTORY | posix.O_CLOEXEC
+
+
+def _encoded(text: str) -> bytes:
+    """os.fsencode, without os."""
+    return text.encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+
+def _decoded(data: bytes) -> str:
+    """os.fsdecode, without os."""
+    return data.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+
+def peer_uid(sock) -> int | None:
+    """The user at the other end of a connected socket (Linux); None where the system cannot say."""
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    credentials = sock.getsockopt(_socket.SOL_SOCKET, option, 3 * _INT)  # pid, uid, gid
+    return int.from_bytes(credentials[_INT : 2 * _INT], sys.byteorder)
+
+
+def encode_request(args: list[str], streams: list[tuple[str, str]]) -> bytes:
+    """The request's bytes: fields separated by NUL, which neither arguments nor the environment hold."""
+    umask = posix.umask(0o077)
+    posix.umask(umask)
+    fields = [VERSION, b"%d" % umask, b"%d" % posix.getpid(), b"%d" % posix.getppid()]
+    fields.append(sys.getfilesystemencoding().encode())
+    for encoding, errors in streams:
+        fields += [encoding.encode(), errors.encode()]
+    fields.append(b"%d" % len(args))
+    fields += [_encoded(arg) for arg in args]
+    fields += [name + b"=" + value for name, value in posix.environ.items()]  # as it was at start-up
+    payload = b"\0".join(fields)
+    return len(payload).to_bytes(8, "big") + payload
+
+
+class Request:
+    """A decoded request (decode_request)."""
+
+    __slots__ = ("umask", "pid", "ppid", "fs_encoding", "streams", "args", "environ")
+
+    def __init__(self, payload: bytes):
+        fields = payload.split(b"\0")
+        if fields[0] != VERSION:
+            raise ValueError("another version of the request")
+        self.umask, self.pid, self.ppid = (int(field) for field in fields[1:4])
+        self.fs_encoding = fields[4].decode()
+        self.streams = [(fields[i].decode(), fields[i + 1].decode()) for i in (5, 7, 9)]
+        count = int(fields[11])
+        self.args = [_decoded(arg) for arg in fields[12 : 12 + count]]
+        if len(self.args) != count:
+            raise ValueError("a request cut short")
+        self.environ = {}
+        for entry in fields[12 + count :]:
+            name, equals, value = entry.partition(b"=")
+            if not equals:
+                raise ValueError("an environment entry without =")
+            self.environ[name] = value
+
+
+SOL_SOCKET, SCM_RIGHTS = _socket.SOL_SOCKET, _socket.SCM_RIGHTS
+
+
+def packed(fds: list[int]) -> bytes:
+    """Descriptors as SCM_RIGHTS carries them."""
+    return b"".join(fd.to_bytes(_INT, sys.byteorder, signed=True) for fd in fds)
+
+
+def descriptors(ancillary) -> list[int]:
+    """The descriptors received in recvmsg's ancillary data."""
+    fds = []
+    for level, kind, rights in ancillary:
+        if level == SOL_SOCKET and kind == SCM_RIGHTS:
+            usable = len(rights) - len(rights) % _INT
+            fds += [int.from_bytes(rights[i : i + _INT], sys.byteorder, signed=True) for i in range(0, usable, _INT)]
+    return fds
+
+
+def send_request(sock, payload: bytes, fds: list[int]) -> None:
+    sent = sock.sendmsg([payload], [(SOL_SOCKET, SCM_RIGHTS, packed(fds))])
+    if sent < len(payload):
+        sock.sendall(payload[sent:])
+
+
+def receive_request(sock) -> tuple[Request, list[int]]:
+    """The request and the client's descriptors (stdin, stdout, stderr, current directory).
+    Raises ValueError for anything else; every descriptor received is then closed."""
+    data, ancillary, _flags, _address = sock.recvmsg(1 << 16, _socket.CMSG_SPACE(DESCRIPTORS * _INT))
+    fds = descriptors(ancillary)
+    try:
+        if len(fds) != DESCRIPTORS or len(data) < 8:
+            raise ValueError("a request without its descriptors")
+        size = int.from_bytes(data[:8], "big")
+        if size > MAX_REQUEST:
+            raise ValueError("a request too large")
+        chunks, have = [data[8:]], len(data) - 8
+        while have < size:
+            chunk = sock.recv(min(size - have, 1 << 20))
+            if not chunk:
+                raise ValueError("a request cut short")
+            chunks.append(chunk)
+            have += len(chunk)
+        if have != size:
+            raise ValueError("a request longer than it says")
+        return Request(b"".join(chunks)), fds
+    except BaseException:
+        for fd in fds:
+            posix.close(fd)
+        raise
