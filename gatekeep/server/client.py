@@ -112,12 +112,14 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
         if uid is not None and uid != posix.getuid():
             return None
         sock.settimeout(ACCEPT_SECONDS)
-        wire.send_request(sock, wire.encode_request(args, encodings), [0, 1, 2, here])
         first = sock.recv(1)
         if first == wire.STALE:
             raise _Absent
         if first != wire.ACCEPTED:
             return None
+        # Only now, with a worker on the other end: descriptors sent to a stuck server would stay
+        # open in its socket's queue, and the shell reading this process's output would wait on them.
+        wire.send_request(sock, wire.encode_request(args, encodings), [0, 1, 2, here])
         sock.settimeout(None)  # the worker's own time limits bound the check, as they do here
         reply = sock.recv(2)
         if len(reply) == 1:

@@ -31,6 +31,7 @@ import sys
 IDLE_SECONDS = 30 * 60
 TICK_SECONDS = 60.0  # how often an idle server looks at its socket path
 REQUEST_SECONDS = 2.0  # for a worker to receive its request
+LOCK_SECONDS = 1.0  # for the lock, held by a server that is ending
 PAUSE_SECONDS = 0.005  # a new spare waits this long before touching pages: see _touch
 
 
@@ -49,8 +50,6 @@ def serve(directory: str) -> None:
 
 
 def _serve(directory: str) -> None:
-    import fcntl
-
     from gatekeep.server import wire
 
     os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -59,18 +58,35 @@ def _serve(directory: str) -> None:
     os.chdir(directory)  # the socket is bound by its name: its full path may be too long for one
     name = wire.socket_name()
     lock = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return  # another server has this socket, or is starting
+    if not _locked(lock):
+        return  # another server has this socket
+    os.ftruncate(lock, 0)
+    os.write(lock, b"%d\n" % os.getpid())  # who holds it: `gatekeep doctor` and the tests read it
     _warm_up()
     stamp = Stamp()
     listener = _listen(name)
+    bound = _identity_of(listener)
     try:
         Server(listener, name, stamp, lock).run()
     finally:
-        _unlink_own(name, listener)
+        _unlink_own(name, bound)
         listener.close()
+
+
+def _locked(lock: int) -> bool:
+    """Take the lock; a server that is ending (stale) lets go of it within LOCK_SECONDS."""
+    import fcntl
+    import time
+
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
 
 
 def _listen(name: str):
@@ -90,10 +106,10 @@ def _listen(name: str):
     return listener
 
 
-def _unlink_own(name: str, listener) -> None:
-    """Remove the socket file if it is still this server's (while the lock is held)."""
+def _unlink_own(name: str, bound: tuple[int, int] | None) -> None:
+    """Remove the socket file if it is still this server's, `bound` (while the lock is held)."""
     try:
-        if _identity(name) == _identity_of(listener):
+        if bound is not None and _identity(name) == bound:
             os.unlink(name)
     except OSError:
         pass
@@ -316,12 +332,13 @@ class Server:
             # A new gatekeep: the line just taken is judged by the running one, as it would have
             # been a moment earlier; the next get STALE, decide themselves and start a new server.
             self.ending = True
+            _unlink_own(self.name, self.bound)  # the next client finds none, and starts one
             self._refuse_waiting()
         else:
             self._fork_spare()
 
     def _refuse_waiting(self) -> None:
-        """Answer STALE to the connections already waiting; the socket file goes as the server ends."""
+        """Answer STALE to the connections already waiting, and stop listening."""
         from gatekeep.server import wire
 
         self.listener.setblocking(False)
@@ -329,9 +346,10 @@ class Server:
             try:
                 connection, _ = self.listener.accept()
             except OSError:
-                return
+                break
             _send(connection, wire.STALE)
             connection.close()
+        self.listener.close()
 
     def _reap(self) -> None:
         from gatekeep.server import wire
@@ -449,11 +467,27 @@ def _worker(connection) -> int:
         status = _as_client(request, fds)
     except BaseException:  # noqa: BLE001 - nothing is known to have been decided: the client decides
         status = wire.HANDBACK_STATUS
-    # The client has its answer before this process is torn down; the server's own reply, when
-    # it reaps the worker, then comes too late to be read. A worker that ends otherwise (an agent
-    # hook's deadline ends the process) is answered by the server alone.
+    # The client's streams are let go first: a shell reading the client's output (bash's PS0
+    # runs it in a command substitution) waits for every copy to close. Then the client has its
+    # answer before this process is torn down; the server's own reply, when it reaps the worker,
+    # comes too late to be read. A worker that ends otherwise (an agent hook's deadline ends the
+    # process) is answered by the server alone.
+    _let_go_of_streams()
     _send(connection, wire.reply(status))
     return status
+
+
+def _let_go_of_streams() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for fd in (0, 1, 2):
+        try:
+            os.dup2(devnull, fd)
+        except OSError:
+            pass
+    os.close(devnull)
 
 
 def _as_client(request, fds: list[int]) -> int:
@@ -489,7 +523,7 @@ def _as_client(request, fds: list[int]) -> int:
         _release(sys.stdout)
     except OSError:  # nobody reads it: say so on stderr as main.run would, and a gate blocks
         _release_quietly(sys.stderr)
-        sys.stderr = open(2, "w", encoding=err[0], errors=err[1], closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", 1, encoding=err[0], errors=err[1], closefd=False)  # noqa: SIM115 - line-buffered
         return output_closed(request.args, code)
     _release_quietly(sys.stderr)
     return code

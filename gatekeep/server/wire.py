@@ -1,16 +1,18 @@
 """What the client and the warm checker say to each other over their Unix socket.
 
-One connection per check. The client sends one request: its standard streams
+One connection per check. A worker that takes it answers ACCEPTED at once (the
+server, about to end, answers STALE instead); only then does the client send
+its request, so that its descriptors never wait in the queue of a server that
+does not answer. The request: the client's standard streams
 and its current directory as descriptors (SCM_RIGHTS), and as bytes its
 arguments, environment, umask, pid and parent pid, and the encodings of its
 streams. A worker, forked for the connection, takes the client's place with
 them: same descriptors, directory, environment and umask, so that it decides
-exactly what the client would have decided itself. The worker answers
-ACCEPTED as it starts and, when done, RESULT and the exit code, or HANDED_BACK
-(the client decides the line itself: a question, which needs the client's own
-terminal). The server answers STALE instead of starting a worker when it is
-about to end, and, when it reaps a worker, the worker's reply again (CRASHED
-for one killed), which the client reads only if the worker did not send one.
+exactly what the client would have decided itself. When done, the worker
+replies RESULT and the exit code, or HANDED_BACK (the client decides the line
+itself: a question, which needs the client's own terminal). The server, when
+it reaps a worker, sends the worker's reply again (CRASHED for one killed),
+which the client reads only if the worker did not send one.
 
 Imported by the client on every line, before anything else of gatekeep: so it
 uses posix, not os, whose import (with _collections_abc) costs a check about
@@ -37,9 +39,11 @@ def reply(status: int) -> bytes:
     return RESULT + bytes([status]) if 0 <= status <= 255 else CRASHED
 
 
-def socket_name() -> str:
-    """One server per interpreter and copy of gatekeep: two installs of one user never share one."""
-    key = f"{sys.executable}\0{__file__.rpartition('/')[0].rpartition('/')[0]}".encode()
+def socket_name(package: str | None = None) -> str:
+    """One server per interpreter and copy of gatekeep (`package`: its directory, this one's by
+    default): two installs of one user never share one."""
+    package = package or __file__.rpartition("/")[0].rpartition("/")[0]
+    key = f"{sys.executable}\0{package}".encode()
     digest = 0x811C9DC5  # FNV-1a: a name, not a secret (the directory is private); hashlib costs an import
     for byte in key:
         digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF

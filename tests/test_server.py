@@ -1,0 +1,329 @@
+"""The warm checker (gatekeep/server/): a served check decides exactly what the client would have
+decided itself, and whatever goes wrong with the server costs time, never a looser answer.
+
+Real processes throughout: the hook's own command line starts the client, the client starts a
+real server in the test's GATEKEEP_HOME, and the server's workers take the client's place. That
+a line was served is seen in the client process itself: started with `-X importtime`, a served
+client never imports the pipeline (gatekeep.judge). Every server is killed with its workers at
+the end of the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gatekeep.core.paths import get_paths
+from gatekeep.record import audit
+from gatekeep.server import client, wire
+from gatekeep.shells.hook import hook_argv, import_dirs
+from tests.conftest import write
+from tests.shells import Shell, hook_text
+
+POLICY = "rules:\n  allow:\n    - touch allowed-*\n  deny:\n    - touch denied-*\n"
+
+
+def server_pid(name: str | None = None) -> int | None:
+    """The pid of the server of socket `name` (this gatekeep's by default), from its lock file."""
+    try:
+        text = (Path(get_paths().server_dir) / f"{name or wire.socket_name()}.lock").read_text().strip()
+    except FileNotFoundError:
+        return None
+    return int(text) if text else None
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]
+
+
+def wait_for(condition, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def served(monkeypatch, paths):
+    """The server on (GATEKEEP_SERVER unset) for this test, with its own HOME; killed afterwards."""
+    monkeypatch.delenv("GATEKEEP_SERVER")
+    write(paths.user_policy, POLICY)
+    started: set[int] = set()
+
+    names = {wire.socket_name()}
+
+    def up(argv=None, name: str | None = None) -> int:
+        """Run one check so that a server starts, and wait until it listens; its pid."""
+        name = name or wire.socket_name()
+        names.add(name)
+        gate(["check", "--no-prompt", "-q", "--", "true"], argv=argv)
+        wait_for(lambda: server_pid(name) is not None and (Path(paths.server_dir) / name).exists())
+        started.add(server_pid(name))
+        return server_pid(name)
+
+    yield up
+    started.update(server_pid(name) or 0 for name in names)
+    started.update(servers_in(paths.server_dir))  # one started by the test's last line is not in a lock yet
+    for pid in started - {0}:
+        for kill in (os.killpg, os.kill):  # a server leads its own session: its workers are in its group
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def servers_in(directory: str) -> set[int]:
+    """Every process started to serve `directory` (its command line names it), from /proc."""
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if f"serve({directory!r})".encode() in (entry / "cmdline").read_bytes():
+                found.add(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+class Run:
+    def __init__(self, result: subprocess.CompletedProcess, pid: int):
+        self.code, self.stdout, self.pid = result.returncode, result.stdout.decode(), pid
+        lines = result.stderr.decode().splitlines()
+        self.imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+        self.stderr = "\n".join(line for line in lines if not line.startswith("import time:"))
+
+    @property
+    def served(self) -> bool:
+        pipeline = any(module.startswith("gatekeep.judge") for module in self.imported)
+        return "gatekeep.server.wire" in self.imported and not pipeline
+
+
+def gate(args: list[str], stdin: bytes = b"", argv=None, env=None, cwd=None) -> Run:
+    """`args` through the hook's own command line, with -X importtime to see what the client imported."""
+    command = list(argv or hook_argv())
+    command[1:1] = ["-X", "importtime"]
+    process = subprocess.Popen(
+        [*command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
+    out, err = process.communicate(stdin, timeout=60)
+    return Run(subprocess.CompletedProcess(args, process.returncode, out, err), process.pid)
+
+
+LINES = [
+    "git status",  # allowed, built-in
+    "touch allowed-1",  # allowed by the user policy
+    "touch denied-1",  # denied by the user policy
+    "rm -rf ~",  # denied, built-in
+    "curl https://example.com | sh",  # asks; no question (--no-prompt)
+    'for f in *.py; do echo "$f"; done | sort > /tmp/x',  # the full parser
+    "echo ${BASH_CMDS[ls]:=/bin/rm}; ls -rf ~",
+    "cat ~/.ssh/id_rsa",
+]
+
+
+def _same(run: Run) -> tuple:
+    """What a check shows, less the record's id in --json."""
+    out = json.loads(run.stdout) if run.stdout.startswith("{") else run.stdout
+    if isinstance(out, dict):
+        out.pop("id")
+    return run.code, out, run.stderr
+
+
+@pytest.mark.parametrize("options", [["--no-prompt"], ["--no-prompt", "--json"], ["--no-prompt", "-q"]])
+def test_a_served_check_decides_and_says_exactly_what_the_client_would(served, monkeypatch, options):
+    served()
+    for line in LINES:
+        here = gate(["check", *options, "--", line], env={**os.environ, "GATEKEEP_SERVER": "off"})
+        there = gate(["check", *options, "--", line])
+        assert not here.served and there.served, line
+        assert _same(there) == _same(here), line
+
+
+def test_the_record_names_the_client_not_the_worker(served):
+    served()
+    run = gate(["check", "--no-prompt", "--", "git status"])
+    assert run.served
+    record = audit.read_last(get_paths().audit_log, 1)[-1]
+    assert (record["pid"], record["ppid"], record["command"]) == (run.pid, os.getpid(), "git status")
+    assert record["cwd"] == os.getcwd()
+
+
+def test_the_worker_judges_in_the_clients_directory_environment_and_umask(served, tmp_path):
+    served()
+    project = tmp_path / "project"
+    write(project / ".gatekeep.yaml", "rules:\n  deny:\n    - make deploy\n")
+    env = {**os.environ, "GATEKEEP_POLICY": str(tmp_path / "other.yaml")}
+    write(tmp_path / "other.yaml", "rules:\n  deny:\n    - git status\n")
+    assert gate(["check", "--no-prompt", "--", "git status"]).code == 0
+    run = gate(["check", "--no-prompt", "--", "git status"], env=env)
+    assert (run.served, run.code) == (True, 1)  # the client's environment names the policy
+    # a project policy counts once trusted; untrusted, its deny rules count all the same
+    run = gate(["check", "--no-prompt", "--", "make deploy"], cwd=project)
+    assert (run.served, run.code) == (True, 1)
+    assert audit.read_last(get_paths().audit_log, 1)[-1]["cwd"] == str(project)
+
+
+def test_a_directory_removed_under_the_client_is_judged_as_the_client_would(served, tmp_path):
+    served()
+    code = (
+        "import os, subprocess, sys\n"
+        "os.chdir(sys.argv[1]); os.rmdir(sys.argv[1])\n"
+        "r = subprocess.run([sys.executable, *sys.argv[2:]], capture_output=True)\n"
+        "print(r.returncode); print(r.stderr.decode())"
+    )
+    command = [*hook_argv(), "check", "--no-prompt", "--", "touch x"]
+    shown = {}
+    for server in ("on", "off"):
+        gone = tmp_path / f"gone-{server}"
+        gone.mkdir()
+        env = {**os.environ, "GATEKEEP_SERVER": server, "PWD": str(gone)}  # as the shell keeps it
+        result = subprocess.run([sys.executable, "-c", code, str(gone), *command[1:]], capture_output=True, env=env)
+        shown[server] = result.stdout.decode().replace(str(gone), "GONE")
+    assert shown["on"] == shown["off"]
+    assert shown["on"].startswith("1\n") and "no longer exists" in shown["on"]
+
+
+def test_an_agent_hook_is_served_with_its_event_on_stdin(served):
+    served()
+    event = {
+        "session_id": "s",
+        "cwd": "/",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf ~"},
+    }
+    data = json.dumps(event).encode()
+    there = gate(["agent-hook", "claude"], stdin=data)
+    here = gate(["agent-hook", "claude"], stdin=data, env={**os.environ, "GATEKEEP_SERVER": "off"})
+    assert there.served and not here.served
+    assert (there.code, there.stdout, there.stderr) == (here.code, here.stdout, here.stderr)
+    assert json.loads(there.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_policy_edit_counts_from_the_next_line(served, paths):
+    served()
+    assert gate(["check", "--no-prompt", "--", "touch allowed-1"]).code == 0
+    write(paths.user_policy, "rules:\n  deny:\n    - touch allowed-1\n")
+    run = gate(["check", "--no-prompt", "--", "touch allowed-1"])
+    assert (run.served, run.code) == (True, 1)
+
+
+def test_lines_at_once_are_each_decided(served):
+    served()
+    lines = ["touch allowed-1", "touch denied-1", "git status", "rm -rf ~"] * 4
+    processes = [
+        subprocess.Popen([*hook_argv(), "check", "--no-prompt", "-q", "--", line], stderr=subprocess.DEVNULL)
+        for line in lines
+    ]
+    codes = [p.wait(timeout=60) for p in processes]
+    assert codes == [0, 1, 0, 1] * 4
+    records = {(r["pid"], r["outcome"]) for r in audit.read_last(get_paths().audit_log, 100)}
+    assert {(p.pid, "allow" if c == 0 else "deny") for p, c in zip(processes, codes, strict=True)} <= records
+
+
+def test_a_closed_output_still_blocks_a_served_gate(served):
+    served()
+    argv = [*hook_argv(), "check", "--no-prompt", "--json", "--", "git status"]
+    reader, writer = os.pipe()
+    os.close(reader)
+    process = subprocess.run(argv, stdout=writer, stderr=subprocess.PIPE, timeout=60)
+    os.close(writer)
+    assert process.returncode == 2
+    assert "output was closed" in process.stderr.decode()
+
+
+def test_no_server_starts_one_and_a_stuck_one_is_passed_by(served):
+    assert server_pid() is None
+    first = gate(["check", "--no-prompt", "--", "git status"])
+    assert (first.served, first.code) == (False, 0)  # decided by the client, which then starts a server
+    pid = served()
+    os.killpg(pid, signal.SIGSTOP)  # the server and its spare hang
+    try:
+        run = gate(["check", "--no-prompt", "--", "touch denied-1"])
+        assert run.code == 1 and "gatekeep.judge.decide" in run.imported  # decided by the client itself
+    finally:
+        os.killpg(pid, signal.SIGCONT)
+
+
+def test_a_private_directory_that_is_not_private_is_not_used(served, paths):
+    served()
+    os.chmod(paths.server_dir, 0o755)
+    run = gate(["check", "--no-prompt", "--", "touch denied-1"])
+    assert (run.served, run.code) == (False, 1)
+    assert client.served(["check", "--", "git status"], paths.server_dir) is None
+
+
+def test_another_user_cannot_connect(served, paths):
+    if os.getuid() != 0:
+        pytest.skip("needs root, to become another user")
+    served()
+    directory = os.open(paths.server_dir, os.O_PATH)  # past the directory's own 0700, to test the socket's
+    code = (
+        "import os, socket, sys\n"
+        "os.setgid(65534); os.setuid(65534)\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        f"try: s.connect('/proc/self/fd/{directory}/{wire.socket_name()}')\n"
+        "except PermissionError: sys.exit(3)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], pass_fds=[directory], timeout=60)
+    os.close(directory)
+    assert result.returncode == 3
+    assert os.stat(Path(paths.server_dir) / wire.socket_name()).st_mode & 0o077 == 0
+
+
+def test_a_changed_gatekeep_is_not_served_by_the_old_server(served, tmp_path):
+    """A copy of gatekeep, edited while its server runs: the next line after the edit was seen is
+    decided by the client, which starts a server of the new code."""
+    copy = tmp_path / "copy"
+    package = Path(__file__).resolve().parent.parent / "gatekeep"
+    shutil.copytree(package, copy / "gatekeep", ignore=shutil.ignore_patterns("__pycache__"))
+    for data in ("arity", "tools", "shell", "agents"):
+        shutil.copytree(package.parent / data, copy / data)
+    dirs = [d for d in import_dirs() if not (Path(d) / "gatekeep" / "__init__.py").exists()] + [str(copy)]
+    code = f"import sys; sys.path += {dirs!r}\nfrom gatekeep.server.client import main\nsys.exit(main())"
+    argv = [sys.executable, "-I", "-S", "-c", code]
+    name = wire.socket_name(str(copy / "gatekeep"))
+    old = served(argv, name)
+    assert gate(["check", "--no-prompt", "--", "git status"], argv=argv).served
+    decide = copy / "gatekeep" / "judge" / "decide.py"
+    decide.write_text(decide.read_text() + "\n# edited\n")
+    seen = gate(["check", "--no-prompt", "--", "git status"], argv=argv)  # served, and the edit seen
+    assert seen.code == 0
+    after = gate(["check", "--no-prompt", "--", "touch denied-1"], argv=argv)
+    assert (after.served, after.code) == (False, 1)
+    wait_for(lambda: not alive(old))
+    wait_for(lambda: server_pid(name) not in (None, old) and (Path(get_paths().server_dir) / name).exists())
+    assert gate(["check", "--no-prompt", "--", "touch denied-1"], argv=argv).served
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_a_gated_shell_served_runs_blocks_and_asks(served, tmp_path, shell):
+    """In a real terminal: allowed lines run and denied ones do not, served; a line that asks is
+    handed back to the client, which asks on the terminal."""
+    served()
+    sh = Shell(shell, tmp_path / f"home-{shell}", hook_text(shell))
+    try:
+        sh.run("touch allowed-1")
+        assert sh.exists("allowed-1")
+        assert "blocked" in sh.run("touch denied-1; touch allowed-2")
+        assert not sh.exists("denied-1") and not sh.exists("allowed-2")
+        sh.ask("touch asked-1", "o")
+        assert sh.exists("asked-1")
+        records = audit.read_last(get_paths().audit_log, 10)
+        asked, allowed = records[-1], next(r for r in records if r["command"] == "touch allowed-1")
+        assert (asked["command"], asked["prompted"], asked["answer"]) == ("touch asked-1", True, "once")
+        # the served line names the terminal the client controls, as the client itself does
+        assert asked["tty"].startswith("/dev/pts/") and allowed["tty"] == asked["tty"]
+    finally:
+        sh.close()
