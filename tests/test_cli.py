@@ -211,6 +211,7 @@ def test_paths_follow_gatekeep_home(capsys, tmp_path):
     assert data["audit_log"] == str(tmp_path / "gatekeep" / "state" / "audit.jsonl")
     assert data["lock_dir"].startswith(str(tmp_path / "gatekeep"))
     assert data["cache_dir"] == str(tmp_path / "gatekeep" / "state" / "cache")
+    assert data["server_dir"] == str(tmp_path / "gatekeep" / "state" / "server")
 
 
 def test_a_real_process(tmp_path):

@@ -1,4 +1,4 @@
-"""`gatekeep paths`: where the policy files, audit log, locks and caches live."""
+"""`gatekeep paths`: where the policy files, audit log, locks, caches and the warm checker live."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ def paths_show(as_json: bool) -> int:
         "lock_dir": str(paths.lock_dir),
         "error_log": str(paths.error_log),
         "cache_dir": str(paths.cache_dir),
+        "server_dir": str(paths.server_dir),
     }
     if as_json:
         click.echo(json.dumps(entries))
