@@ -448,10 +448,14 @@ def _spare(listener, channel) -> int:
         _touch(listener)
     except Exception:  # noqa: BLE001 - only speed is at stake
         pass
+    server = os.getppid()
+    listener.settimeout(TICK_SECONDS)  # to see, now and then, that the server is still there
     while True:
         try:
             connection, _ = listener.accept()
-        except InterruptedError:
+        except (InterruptedError, TimeoutError):
+            if os.getppid() != server:
+                return 0  # the server was killed: a new one will listen on a new socket
             continue
         except OSError:
             return 0
