@@ -23,9 +23,10 @@ where the system has it; the directory's and socket's modes everywhere).
 
 It ends after IDLE_SECONDS without a line, when its socket is no longer the one
 at its path, and when any file of gatekeep it runs (its modules, its data, the
-interpreter) has changed: it looks after each line it hands over, so the line
-that arrives as gatekeep changes is still judged by the running one, and the
-next finds no server, is decided by its client, which starts a new one.
+interpreter) has changed: it looks before it forks the spare for the next
+line, so the line that arrives as gatekeep changes is still judged by the
+running one, and the next finds no server, is decided by its client, which
+starts a new one.
 Policies are read by each worker, as by any check: an edit counts from the
 next line.
 """
@@ -40,6 +41,7 @@ IDLE_SECONDS = 30 * 60
 TICK_SECONDS = 60.0  # how often an idle server looks at its socket path
 REQUEST_SECONDS = 2.0  # for a worker to receive its request
 LOCK_SECONDS = 1.0  # for the lock, held by a server that is ending
+SPARE_AFTER_SECONDS = 0.02  # a line judged longer than this gets a spare beside it, for the next
 PAUSE_SECONDS = 0.05  # a new spare waits this long for a line before touching pages: see _touch
 
 
@@ -236,11 +238,12 @@ class Stamp:
 
 class Server:
     """The loop. A spare worker is forked ahead of each line: it touches what a check touches
-    (copying those pages from the server before the line comes), then waits on the listening
-    socket itself, so that a line wakes one process. It answers its client at once, hands the
-    server a copy of the connection (a line) and judges the line; the server then forks the next
-    spare and looks at the stamp while the line is judged. A worker's exit status is sent back
-    when it ends, in case it could not answer itself, and a worker whose client hung up is killed."""
+    (copying those pages from the server) when no line comes, and waits on the listening socket
+    itself, so that a line wakes one process. It answers its client at once, hands the server a
+    copy of the connection and judges the line. The server looks at the stamp and forks the next
+    spare when the line is judged, or beside it if that takes longer than SPARE_AFTER_SECONDS. A
+    worker's exit status is sent back when it ends, in case it could not answer itself, and a
+    worker whose client hung up is killed."""
 
     def __init__(self, listener, name: str, stamp: Stamp, lock: int) -> None:
         self.listener, self.name, self.stamp = listener, name, stamp
@@ -268,20 +271,24 @@ class Server:
         self.poll = select.poll()
         self.poll.register(wake_read, select.POLLIN)
         self._fork_spare()
-        last = time.monotonic()
+        last = taken = time.monotonic()
         try:
             while True:
-                ready = dict(self.poll.poll(TICK_SECONDS * 1000))
+                # No spare while a line is judged, for up to SPARE_AFTER_SECONDS: forking one and
+                # looking at the stamp would take CPU from that line, on a machine of two cores
+                wait = SPARE_AFTER_SECONDS if self.spare is None and self.workers else TICK_SECONDS
+                ready = dict(self.poll.poll(wait * 1000))
                 if wake_read in ready:
                     _drain(wake_read)
                 if self.spare is not None and self.spare[1].fileno() in ready:
-                    last = time.monotonic()
+                    last = taken = time.monotonic()
                     self._handed_over()  # before reaping: the spare may have answered and ended
                 self._reap()
                 for connection in [c for c in self.by_connection if c.fileno() in ready]:
                     self._client_gone(connection)
-                if self.spare is None and not self.ending:
-                    self._fork_spare()
+                slow = time.monotonic() - taken >= SPARE_AFTER_SECONDS
+                if self.spare is None and not self.ending and (not self.workers or slow):
+                    self._next_spare()
                 if self.workers:
                     continue
                 if self.ending or time.monotonic() - last > IDLE_SECONDS or _identity(self.name) != self.bound:
@@ -343,14 +350,17 @@ class Server:
         self.workers[pid] = connection
         self.by_connection[connection] = pid
         self.poll.register(connection, 0)
-        if self.stamp.changed():
-            # A new gatekeep: the line just taken is judged by the running one, as it would have
-            # been a moment earlier; the next get STALE, decide themselves and start a new server.
-            self.ending = True
-            _unlink_own(self.name, self.bound)  # the next client finds none, and starts one
-            self._refuse_waiting()
-        else:
+
+    def _next_spare(self) -> None:
+        """A spare for the next line, unless gatekeep has changed: then the lines waiting get
+        STALE, decide themselves and start a new server. (A line taken before the change was
+        seen is judged by the running gatekeep, as it would have been a moment earlier.)"""
+        if not self.stamp.changed():
             self._fork_spare()
+            return
+        self.ending = True
+        _unlink_own(self.name, self.bound)  # the next client finds none, and starts one
+        self._refuse_waiting()
 
     def _refuse_waiting(self) -> None:
         """Answer STALE to the connections already waiting, and stop listening."""
