@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gatekeep.core.errors import PolicyError
+from gatekeep.core.paths import get_paths
+from gatekeep.judge import project
 from gatekeep.judge.gate import evaluate
 from gatekeep.judge.policy import load_policy
 from tests.conftest import write
@@ -238,3 +240,45 @@ def test_a_user_policy_whose_path_is_not_utf8_still_works(tmp_path):
         )
         assert result.returncode == 0, result.stderr  # was UnicodeEncodeError: exit 2 on every line
         assert "\\xfe" in result.stderr or "\\udcfe" in result.stderr
+
+
+# load_policy keeps the last policy it loaded, by everything it was read from: a process that
+# judges many lines (a warm checker's worker, `scan`) gets the same Policy back only while no
+# file, path or trust it came from has changed.
+def _edit_user(paths, tmp, monkeypatch):
+    write(paths.user_policy, "rules:\n  deny:\n    - git push\n")
+    return lambda policy: ("deny", "git push", ()) in _layer(policy, "user").rules
+
+
+def _other_user_file(paths, tmp, monkeypatch):
+    other = write(tmp / "other.yaml", open(paths.user_policy).read())
+    monkeypatch.setenv("GATEKEEP_POLICY", str(other))
+    return lambda policy: str(_layer(policy, "user").path) == str(other)
+
+
+def _edit_system(paths, tmp, monkeypatch):
+    write(paths.system_policy, "rules:\n  ask:\n    - ls\n")
+    return lambda policy: ("ask", "ls", ()) in _layer(policy, "system").rules
+
+
+def _trust_project(paths, tmp, monkeypatch):
+    file = tmp / "repo" / ".gatekeep.yaml"
+    project.trust(paths, str(file), file.read_text())
+    return lambda policy: ("allow", "make test", ()) in _layer(policy, "project").rules
+
+
+def _layer(policy, name):
+    return next(layer for layer in policy.layers if layer.name == name)
+
+
+@pytest.mark.parametrize("change", [_edit_user, _other_user_file, _edit_system, _trust_project])
+def test_the_policy_kept_is_used_only_while_nothing_it_came_from_changed(tmp_path, monkeypatch, change):
+    write(get_paths().user_policy, "rules:\n  allow:\n    - git status\n")
+    write(tmp_path / "repo" / ".gatekeep.yaml", "rules:\n  allow:\n    - make test\n")
+    repo = str(tmp_path / "repo")
+    first = load_policy(get_paths(), None, repo)
+    assert load_policy(get_paths(), None, repo) is first  # nothing changed: the very same policy
+    shows_change = change(get_paths(), tmp_path, monkeypatch)
+    assert not shows_change(first)
+    again = load_policy(get_paths(), None, repo)
+    assert again is not first and shows_change(again)

@@ -159,9 +159,25 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
-    layers, by_word, wild, known_digest = _load_cached(paths, f"policy-8-{slot}", sources)
-    layers = [layer._replace(path=resources.DEFAULT_POLICY) if layer.name == "built-in" else layer for layer in layers]
-    return combine(layers, by_word, wild, known_digest)
+    cache_name = f"policy-8-{slot}"
+    key = (cache_name, *_sources_key(sources))
+    policy = _loaded.get(key)
+    if policy is None:
+        layers, by_word, wild, known_digest = _load_cached(paths, cache_name, sources)
+        built_in = resources.DEFAULT_POLICY
+        layers = [layer._replace(path=built_in) if layer.name == "built-in" else layer for layer in layers]
+        policy = combine(layers, by_word, wild, known_digest)
+        _loaded.clear()
+        _loaded[key] = policy
+    return policy
+
+
+# The policy this process loaded last, by everything it was read from (every file's path and
+# exact text, the project's trust: the cache's own key): a process that judges many lines with
+# one policy (a warm checker's worker, whose spare loaded it ahead; `scan`) reads the files each
+# time but neither unpacks the cache nor compiles a rule twice. A Policy is never changed once
+# made, but for the rules it compiles on first use.
+_loaded: dict = {}
 
 
 def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
@@ -185,9 +201,14 @@ def _slot(*paths: str) -> str:
 def _load_cached(paths: Paths, cache_name: str, sources) -> tuple:
     """The layers of `sources` compiled, and their index and digest, from the cache when it has them."""
     # the record's fields are part of the key: a new setting in Layer must not meet an old cache
-    key = (Layer._fields, *((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources))
+    key = (Layer._fields, *_sources_key(sources))
     layers, by_word, wild, known_digest = cached(paths.cache_dir, cache_name, key, lambda: _compile(sources))
     return [Layer(*fields) for fields in layers], by_word, wild, known_digest
+
+
+def _sources_key(sources) -> tuple:
+    """What a compiled policy is made of: each layer's name, path, exact text and trust."""
+    return tuple((name, str(path), _text_key(text), trusted) for name, path, text, trusted in sources)
 
 
 def _text_key(text: str | PolicyError):
