@@ -160,11 +160,11 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
     cache_name = f"policy-8-{slot}"
-    key = (cache_name, *_sources_key(sources))
+    built_in = resources.DEFAULT_POLICY  # the path its messages name: this installation's file
+    key = (cache_name, built_in, *_sources_key(sources))
     policy = _loaded.get(key)
     if policy is None:
         layers, by_word, wild, known_digest = _load_cached(paths, cache_name, sources)
-        built_in = resources.DEFAULT_POLICY
         layers = [layer._replace(path=built_in) if layer.name == "built-in" else layer for layer in layers]
         policy = combine(layers, by_word, wild, known_digest)
         _loaded.clear()
@@ -173,7 +173,7 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
 
 
 # The policy this process loaded last, by everything it was read from (every file's path and
-# exact text, the project's trust: the cache's own key): a process that judges many lines with
+# exact text, the project's trust: the cache's own key; and the built-in file's path): a process that judges many lines with
 # one policy (a warm checker's worker, whose spare loaded it ahead; `scan`) reads the files each
 # time but neither unpacks the cache nor compiles a rule twice. A Policy is never changed once
 # made, but for the rules it compiles on first use.
