@@ -22,7 +22,7 @@ from gatekeep.shells.health import parse_hook, shell_kind
 from tests.conftest import write
 from tests.shells import Shell, hook_text
 
-CHECKS = ["hook", "shell", "history", "policy", "audit log", "install"]
+CHECKS = ["hook", "shell", "history", "policy", "audit log", "install", "server"]
 BASH = shutil.which("bash") or "/bin/bash"
 ZSH = shutil.which("zsh") or "/bin/zsh"
 
@@ -90,6 +90,12 @@ CASES = [
     ),
     ("restored history settings", {"GATEKEEP_HOOK": bash_hook(), "HISTCONTROL": "ignorespace"}, None, {}),
     ("fish", {"SHELL": "/usr/bin/fish"}, None, {"hook": "not loaded", "shell": "bash and zsh only"}),
+    (
+        "server directory not private",
+        {"GATEKEEP_HOOK": bash_hook(), "GATEKEEP_SERVER": None},
+        lambda: os.makedirs(get_paths().server_dir, mode=0o755),
+        {"server": "not private (mode 0755)"},
+    ),
 ]
 
 
@@ -227,3 +233,40 @@ def test_a_child_shell_without_the_hook_inherits_the_variable_but_is_not_gated(s
     hook = checks_of(result)["hook"]
     assert not hook["ok"] and "inherited" in hook["detail"] and f"PID {sh.child.pid}" in hook["detail"]
     assert code == 1
+
+
+def test_the_server_check_says_whether_the_warm_checker_runs():
+    import signal
+    import time
+
+    from gatekeep.server.client import start_server
+
+    def server_detail(env):
+        checks = doctor_json({"GATEKEEP_HOOK": bash_hook(), **env})[1]["checks"]
+        return next(c["detail"] for c in checks if c["name"] == "server")
+
+    def listening() -> bool:
+        return os.path.isdir(directory) and any(name.endswith(".sock") for name in os.listdir(directory))
+
+    assert server_detail({}).startswith("off (GATEKEEP_SERVER=off)")
+    assert "has not started yet" in server_detail({"GATEKEEP_SERVER": None})
+    directory = get_paths().server_dir
+    start_server(directory)
+    try:
+        deadline = time.monotonic() + 20
+        while not listening():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        lock = next(name for name in os.listdir(directory) if name.endswith(".lock"))
+        pid = int(open(os.path.join(directory, lock)).read())
+        assert server_detail({"GATEKEEP_SERVER": None}) == f"the warm checker runs (PID {pid}), in {directory}"
+    finally:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    if f"serve({directory!r})".encode() in open(f"/proc/{entry}/cmdline", "rb").read():
+                        os.killpg(int(entry), signal.SIGKILL)
+                except OSError:
+                    pass
+    time.sleep(0.2)
+    assert "is not running" in server_detail({"GATEKEEP_SERVER": None})

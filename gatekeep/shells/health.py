@@ -73,7 +73,15 @@ def run_checks() -> list[Check]:
     parent_exe = process_exe(parent)
     hook, hook_check = check_hook(os.environ.get("GATEKEEP_HOOK"), parent, parent_exe)
     shell, shell_check = check_shell(hook, parent_exe)
-    return [hook_check, shell_check, check_history(shell, hook), check_policy(), check_audit_log(), check_install(hook)]
+    return [
+        hook_check,
+        shell_check,
+        check_history(shell, hook),
+        check_policy(),
+        check_audit_log(),
+        check_install(hook),
+        check_server(),
+    ]
 
 
 def parse_hook(value: str) -> Hook | None:
@@ -282,3 +290,59 @@ def check_install(hook: Hook | None) -> Check:
     if os.path.realpath(interpreter) != os.path.realpath(sys.executable):
         detail += f" (this doctor runs {sys.executable}: another installation)"
     return Check("install", True, detail)
+
+
+def check_server() -> Check:
+    """The warm checker (gatekeep/server/): off, running (its pid, from the lock beside each
+    socket), not running, or a directory that is not private, which it and the clients refuse."""
+    from gatekeep.core.paths import get_paths
+
+    if os.environ.get("GATEKEEP_SERVER") == "off":
+        return Check("server", True, "off (GATEKEEP_SERVER=off): every check runs in a process of its own")
+    directory = get_paths().server_dir
+    quoted = shlex.quote(directory)
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        return Check("server", True, "the warm checker has not started yet; the next line you type starts it")
+    mode = stat.S_IMODE(info.st_mode)
+    slower = "every check runs without the warm checker, slower"
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return Check("server", False, f"{directory} is not a directory of yours: {slower}", f"mv {quoted} {quoted}.old")
+    if mode & 0o077:
+        return Check("server", False, f"{directory} is not private (mode {mode:04o}): {slower}", f"chmod 700 {quoted}")
+    running = sorted(pid for pid in _server_pids(directory))
+    if not running:
+        return Check("server", True, "the warm checker is not running; the next line you type starts it")
+    pids = ", ".join(str(pid) for pid in running)
+    return Check("server", True, f"the warm checker runs (PID {pids}), in {directory}")
+
+
+def _server_pids(directory: str):
+    """The pids in the locks beside the sockets in `directory` that are gatekeep servers still
+    running (by their command line, where /proc shows it)."""
+    for name in os.listdir(directory):
+        if not name.endswith(".sock.lock"):
+            continue
+        try:
+            with open(os.path.join(directory, name), encoding="ascii") as f:
+                pid = int(f.read().strip() or 0)
+        except (OSError, ValueError):
+            continue
+        if pid <= 0:
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"gatekeep.server.daemon" in f.read():
+                    yield pid
+            continue
+        except FileNotFoundError:
+            if os.path.isdir("/proc/self"):
+                continue  # no such process
+        except OSError:
+            continue
+        try:
+            os.kill(pid, 0)  # no /proc: that a process has the pid
+            yield pid
+        except OSError:
+            pass
