@@ -183,14 +183,26 @@ def output_closed(args: list[str], code: int = EXIT_ALLOW) -> int:
 def _silence_output() -> None:
     """Python flushes stdout and stderr at exit; a closed pipe would fail that flush again and make
     the exit code 120. Point both at /dev/null, as the Python documentation on SIGPIPE advises."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except OSError:
-        return
+    fds = []
     for stream in (sys.stdout, sys.stderr):
         try:
-            os.dup2(devnull, stream.fileno())
+            fds.append(stream.fileno())
         except (OSError, ValueError, AttributeError):  # not a real descriptor (a test captures it)
+            pass
+    devnull_over(fds)
+
+
+def devnull_over(fds) -> None:
+    """Point each descriptor in `fds` at /dev/null (a warm checker's worker lets go of its client's
+    streams this way); one that cannot be is left as it is."""
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for fd in fds:
+        try:
+            os.dup2(devnull, fd)
+        except OSError:
             pass
     os.close(devnull)
 

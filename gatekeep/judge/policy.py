@@ -173,10 +173,10 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
 
 
 # The policy this process loaded last, by everything it was read from (every file's path and
-# exact text, the project's trust: the cache's own key; and the built-in file's path): a process that judges many lines with
-# one policy (a warm checker's worker, whose spare loaded it ahead; `scan`) reads the files each
-# time but neither unpacks the cache nor compiles a rule twice. A Policy is never changed once
-# made, but for the rules it compiles on first use.
+# exact text, the project's trust: the cache's own key; and the built-in file's path): a process
+# that judges many lines with one policy (a warm checker's worker, whose spare loaded it ahead;
+# `scan`) reads the files each time but neither unpacks the cache nor compiles a rule twice. A
+# Policy is never changed once made, but for the rules it compiles on first use.
 _loaded: dict = {}
 
 

@@ -74,9 +74,9 @@ def _serve(directory: str) -> None:
     _warm_up()
     stamp = Stamp()
     listener = _listen(name)
-    bound = _identity_of(listener)
+    bound = _identity(listener.getsockname())
     try:
-        Server(listener, name, stamp, lock).run()
+        Server(listener, name, bound, stamp, lock).run()
     finally:
         _unlink_own(name, bound)
         listener.close()
@@ -132,10 +132,6 @@ def _identity(path: str) -> tuple[int, int] | None:
     return found.st_dev, found.st_ino
 
 
-def _identity_of(listener) -> tuple[int, int] | None:
-    return _identity(listener.getsockname())
-
-
 # Judged once by the built-in policy alone as the server starts, so that the modules a check
 # imports as it goes, and the patterns it compiles on first use, are already in every worker.
 WARM_UP_LINES = (
@@ -165,6 +161,7 @@ def _warm_up() -> None:
     import gatekeep.main  # noqa: F401
     import gatekeep.record.audit  # noqa: F401
     from gatekeep.core.resources import DEFAULT_POLICY
+    from gatekeep.judge.gate import evaluate
     from gatekeep.judge.policy import combine, read_layer
     from gatekeep.name.arity import load_table
     from gatekeep.name.knowledge import load_knowledge
@@ -177,19 +174,13 @@ def _warm_up() -> None:
     user_name()
     global _built_in
     _built_in = combine([read_layer("built-in", DEFAULT_POLICY, required=True)])
-    _judge_warm_up_lines()
+    for line in WARM_UP_LINES:
+        evaluate(line, _built_in, "/")
     gc.collect()
     gc.freeze()  # workers share these pages with the server; the collector would write to them
 
 
-_built_in = None  # the built-in policy alone, read by _warm_up
-
-
-def _judge_warm_up_lines(lines=WARM_UP_LINES) -> None:
-    from gatekeep.judge.gate import evaluate
-
-    for line in lines:
-        evaluate(line, _built_in, "/")
+_built_in = None  # the built-in policy alone, read by _warm_up; a spare falls back on it
 
 
 class Stamp:
@@ -242,10 +233,9 @@ class Server:
     worker's exit status is sent back when it ends, in case it could not answer itself, and a
     worker whose client hung up is killed."""
 
-    def __init__(self, listener, name: str, stamp: Stamp, lock: int) -> None:
-        self.listener, self.name, self.stamp = listener, name, stamp
+    def __init__(self, listener, name: str, bound: tuple[int, int] | None, stamp: Stamp, lock: int) -> None:
+        self.listener, self.name, self.bound, self.stamp = listener, name, bound, stamp  # bound: the socket's file
         self.private_fds = [lock]  # and the wake-up pipe: the server's, closed in every worker
-        self.bound = _identity_of(listener)
         self.workers: dict[int, object] = {}  # pid -> the client's connection
         self.by_connection: dict[object, int] = {}
         self.spare: tuple[int, object] | None = None  # its pid, and the server's end of its channel
@@ -495,6 +485,7 @@ def _spare(listener, channel) -> int:
 
 def _worker(connection) -> int:
     """In the forked worker: take the client's place, run its command, give the exit status."""
+    from gatekeep.main import devnull_over
     from gatekeep.server import wire
 
     try:
@@ -510,22 +501,9 @@ def _worker(connection) -> int:
     # answer before this process is torn down; the server's own reply, when it reaps the worker,
     # comes too late to be read. A worker that ends otherwise (an agent hook's deadline ends the
     # process) is answered by the server alone.
-    _let_go_of_streams()
+    devnull_over((0, 1, 2))
     _send(connection, wire.reply(status))
     return status
-
-
-def _let_go_of_streams() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_RDWR)
-    except OSError:
-        return
-    for fd in (0, 1, 2):
-        try:
-            os.dup2(devnull, fd)
-        except OSError:
-            pass
-    os.close(devnull)
 
 
 def _as_client(request, fds: list[int]) -> int:
