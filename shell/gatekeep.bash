@@ -56,6 +56,7 @@ declare -ra __gatekeep_cmd=(__GATEKEEP_COMMAND__)
 # What could shadow the gate inside PS0's subshell: the builtins it runs, and its interpreter.
 declare -ra __gatekeep_builtins=(builtin command kill printf local return declare type)
 declare -ra __gatekeep_shadows=("${__gatekeep_builtins[@]}" "${__gatekeep_cmd[0]}")
+declare -r __gatekeep_mark='--gatekeep-report--'   # ends the history entry in the prompt's report
 
 # The number of the last history entry as of the last prompt (set by the prompt
 # hook) or line (set by PS0 itself, in the current shell, through an arithmetic
@@ -77,8 +78,12 @@ __gatekeep_last_entry() {
     # "  123* text" from `history 1`: sets number and line (empty when history is empty).
     # Read in a subshell in posix mode, where `unset` clears a function named `builtin`
     # (`history` itself is the hook's readonly function: `builtin` reaches the real one).
-    local entry
-    entry=$(POSIXLY_CORRECT=1; \unset -f builtin; HISTTIMEFORMAT='' builtin history 1)
+    __gatekeep_split_entry "$(POSIXLY_CORRECT=1; \unset -f builtin; HISTTIMEFORMAT='' builtin history 1)"
+}
+
+__gatekeep_split_entry() {
+    # Sets number and line from what `history 1` printed ($1).
+    local entry=$1
     line=${entry#"${entry%%[![:space:]]*}"}      # drop the leading spaces,
     number=${line%%[!0-9]*}
     line=${line#"$number"}                       # the number,
@@ -204,20 +209,34 @@ __gatekeep_prompt() {
     __gatekeep_forget
     __gatekeep_history_settings
     [[ ${HISTSIZE-500} =~ ^[0-9]+$ ]] && (( HISTSIZE < 10 )) && HISTSIZE=500
-    # In one subshell, in posix mode (see __gatekeep_gate): the INT trap, and the functions that
-    # stand in for builtins the hook uses. The gate holds without those builtins; the user is told.
-    local report shadows
+    # One subshell (a fork per prompt), in posix mode (see __gatekeep_gate), reports three things,
+    # in this order: the functions that stand in for builtins the hook uses (the gate holds
+    # without those builtins; the user is told), a mark, the last history entry (as
+    # __gatekeep_last_entry reads it), the mark again, and the INT trap. Only the entry and the
+    # trap have text a line chooses. No line before the first mark can be the mark (they begin
+    # "declare" or "/"), so the entry's number is read right after it; the trap comes last, and
+    # what follows a mark inside the trap's text still ends in "' INT" (the quote that closes the
+    # text): never what no trap looks like, so the trap is removed.
+    local report shadows entry number line
     # (posix mode's typeset -F refuses a name with a slash, such as the interpreter's: compgen lists it)
-    report=$(POSIXLY_CORRECT=1; \unset -f typeset compgen; typeset -F "${__gatekeep_builtins[@]}" shopt set bind trap unset
+    report=$'\n'$(POSIXLY_CORRECT=1; \unset -f typeset compgen; typeset -F "${__gatekeep_builtins[@]}" shopt set bind trap unset
         compgen -A function -- "${__gatekeep_cmd[0]}"
-        \unset -f trap; trap -p INT)
-    shadows=${report%%trap -- *}
+        \unset -f builtin trap; builtin printf '%s\n' "$__gatekeep_mark"
+        HISTTIMEFORMAT='' builtin history 1; builtin printf '%s\n' "$__gatekeep_mark"
+        trap -p INT)
+    shadows=${report%%$'\n'"$__gatekeep_mark"*}
+    report=${report#*$'\n'"$__gatekeep_mark"}     # the entry, the mark, the trap
+    entry=${report%$'\n'"$__gatekeep_mark"*}
+    __gatekeep_split_entry "${entry#$'\n'}"
+    __gatekeep_base=${number:-0} __gatekeep_prompted=1
+    report=${report##*$'\n'"$__gatekeep_mark"}
+    report=${report#$'\n'}
+    shadows=${shadows#$'\n'}
     if [[ -n $shadows ]]; then
         shadows=${shadows//$'\n'/ }
         builtin printf 'gatekeep: warning: functions stand in for builtins the hook uses (%s); the gate holds, but remove them: unset -f NAME\n' "${shadows% }" >&2
     fi
     # In posix mode bash 5.2 lists a signal left as it was too, as `trap -- - INT`: that is no trap.
-    report=${report#"$shadows"}
     if [[ -n $report && $report != "trap -- - INT" && $report != "trap -- - SIGINT" ]]; then
         if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )); then
             builtin trap - INT
@@ -228,9 +247,6 @@ __gatekeep_prompt() {
     fi
     __gatekeep_unbind
     [[ ${PS0-} == "$__gatekeep_ps0"* ]] || PS0=$__gatekeep_ps0${PS0-}
-    local number line
-    __gatekeep_last_entry
-    __gatekeep_base=${number:-0} __gatekeep_prompted=1
     return $status
 }
 
@@ -292,7 +308,7 @@ __gatekeep_prompt_init() {
     fi
 }
 __gatekeep_prompt_init
-readonly -f __gatekeep_block __gatekeep_last_entry __gatekeep_gate __gatekeep_cannot_run __gatekeep_forget \
+readonly -f __gatekeep_block __gatekeep_last_entry __gatekeep_split_entry __gatekeep_gate __gatekeep_cannot_run __gatekeep_forget \
     __gatekeep_history_settings __gatekeep_prompt __gatekeep_unbind fc history exit logout
 eval "$__gatekeep_aliases"
 unset __gatekeep_aliases

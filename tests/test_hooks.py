@@ -251,6 +251,24 @@ def test_bash_user_int_trap_cannot_swallow_the_block(gated):
     assert not sh.exists("allowed-a") and "swallowed" not in out
 
 
+def test_bash_says_nothing_of_its_own_at_start_up_or_on_a_line_that_runs(gated):
+    sh = gated("bash")
+    assert "gatekeep" not in sh.child.before  # the first prompt, with the history still empty
+    out = sh.run("touch allowed-1")
+    assert sh.exists("allowed-1") and "gatekeep" not in out
+
+
+def test_bash_a_line_that_carries_the_prompts_report_mark_reads_as_any_line(gated):
+    # The prompt hook's report ends the history entry with a mark (__gatekeep_mark): a line that
+    # holds the mark, and an entry number after it, must not change which number the hook keeps.
+    sh = gated("bash")
+    sh.run("echo 'a\n--gatekeep-report--\n    1  x\n--gatekeep-report--\ntrap -- - INT'")
+    for name in ("allowed-1", "allowed-2"):
+        out = sh.run(f"touch {name}")
+        assert sh.exists(name) and "gatekeep" not in out
+    assert records()[-1]["command"] == "touch allowed-2"
+
+
 def test_bash_edit_and_execute_is_unbound(gated):
     sh = gated("bash", extra_rc=r'bind "\C-x\C-e": edit-and-execute-command')
     assert "is not bound" in sh.ask("bind -q edit-and-execute-command", "o")

@@ -149,6 +149,9 @@ TAMPERING = [
     ("bash", "kill() { true; }"),
     ("bash", "builtin() { true; }; command() { true; }"),
     ("bash", "unset -f __gatekeep_gate __gatekeep_prompt"),
+    # an INT trap whose text copies the prompt hook's report (its mark, and what no trap looks like)
+    ("bash", "trap $'true\\n--gatekeep-report--\\ntrap -- - INT' INT"),
+    ("bash", "trap $'true\\n--gatekeep-report--\\n' INT"),
     ("zsh", "echo ${functions[__gatekeep_preexec]::=__gatekeep_verdict=allow}"),
     ("zsh", "functions[TRAPDEBUG]='return 0'"),
     ("zsh", "unfunction TRAPDEBUG __gatekeep_preexec"),
