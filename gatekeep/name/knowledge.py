@@ -239,7 +239,21 @@ def _compile_table(table: dict, where: str) -> dict:
     return compiled
 
 
+# A table's Spec, made once: the tables live as long as the process, and a line asks for the same
+# ones several times (naming, form, reads, writes), as `scan` does for thousands of lines. Keyed by
+# the table's id, with the table itself kept in the entry, so that no id is ever reused for another.
+_specs: dict[int, tuple[dict, Spec]] = {}
+
+
 def spec_of(table: dict) -> Spec:
+    """The options of a tool's (or subcommand's) table, as options.parse reads them."""
+    kept = _specs.get(id(table))
+    if kept is None or kept[0] is not table:
+        kept = _specs[id(table)] = (table, _spec_of(table))
+    return kept[1]
+
+
+def _spec_of(table: dict) -> Spec:
     values = table.get("value-options", frozenset())
     optional = table.get("optional-value-options", frozenset())
     code = table.get("code-options", frozenset())
