@@ -243,6 +243,39 @@ def test_a_closed_output_still_blocks_a_served_gate(served):
     assert "output was closed" in process.stderr.decode()
 
 
+def _waiting_for_lock(path: str) -> bool:
+    """Whether a process waits for the flock of the file at `path` (/proc/locks: "N: -> FLOCK ...")."""
+    inode = os.stat(path).st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "->" in fields[1:2] and fields[-3].rsplit(":", 1)[-1] == str(inode):
+            return True
+    return False
+
+
+def test_a_worker_whose_client_hung_up_is_killed_before_it_records(served):
+    import fcntl
+
+    served()
+    log = get_paths().audit_log
+    held = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)  # the worker's record waits here, its line decided
+    try:
+        line = "touch allowed-hung-up"
+        client_process = subprocess.Popen([*hook_argv(), "check", "--no-prompt", "-q", "--", line])
+        wait_for(lambda: _waiting_for_lock(log))
+        client_process.kill()  # as a shell's Ctrl-C ends it: the line was blocked there
+        client_process.wait(timeout=60)
+        wait_for(lambda: not _waiting_for_lock(log))  # the server killed the worker
+    finally:
+        os.close(held)
+    time.sleep(0.5)
+    assert line not in [r["command"] for r in audit.read_last(log, 100)]
+    run = gate(["check", "--no-prompt", "--", "touch allowed-next"])  # the server goes on
+    assert (run.served, run.code) == (True, 0)
+    assert audit.read_last(log, 1)[-1]["command"] == "touch allowed-next"
+
+
 def test_no_server_starts_one_and_a_stuck_one_is_passed_by(served):
     assert server_pid() is None
     first = gate(["check", "--no-prompt", "--", "git status"])
