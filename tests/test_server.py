@@ -276,6 +276,20 @@ def test_a_worker_whose_client_hung_up_is_killed_before_it_records(served):
     assert audit.read_last(log, 1)[-1]["command"] == "touch allowed-next"
 
 
+def test_a_spare_left_by_a_killed_server_hands_its_line_back_and_a_new_server_starts(served):
+    pid = served()
+    socket_file = Path(get_paths().server_dir) / wire.socket_name()
+    made = socket_file.stat().st_ctime_ns  # not its inode: a new socket file may reuse the number
+    os.kill(pid, signal.SIGKILL)  # the server alone: its spare still listens on the socket
+    wait_for(lambda: not alive(pid))
+    orphan = gate(["check", "--no-prompt", "--", "touch denied-1"])
+    assert orphan.code == 1 and "gatekeep.judge.decide" in orphan.imported  # decided by the client itself
+    gate(["check", "--no-prompt", "--", "git status"])  # finds nobody listening: starts a new server
+    wait_for(lambda: server_pid() != pid and socket_file.exists() and socket_file.stat().st_ctime_ns != made)
+    run = gate(["check", "--no-prompt", "--", "touch denied-1"])
+    assert (run.served, run.code) == (True, 1)
+
+
 def test_no_server_starts_one_and_a_stuck_one_is_passed_by(served):
     assert server_pid() is None
     first = gate(["check", "--no-prompt", "--", "git status"])
