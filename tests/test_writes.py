@@ -125,6 +125,18 @@ RESOLVED = [
     ("ln -s ~/.ssh d; echo k >> d/authorized_keys", "deny"),
     ("mv notes.txt new.txt; echo x >> new.txt", "deny"),  # a moved link still points home
     ("cp -P notes.txt b.txt && echo x >> b.txt", "deny"),
+    ("cp -P notes.txt b.txt && cp plain.txt b.txt", "deny"),  # the second cp writes through the first's link
+    ("ln -s ~/.bashrc b.txt; cp plain.txt b.txt", "deny"),
+    ("while true; do cp plain.txt b.txt; ln -sf ~/.bashrc b.txt; done", "deny"),  # a loop runs it first
+    # a command that makes a link (or may) does not write through it itself
+    ("cp ~/.bashrc backup.txt", "allow"),
+    ("cp notes.txt b.txt", "allow"),
+    ("cp -a notes.txt b.txt", "allow"),
+    ("mv notes.txt new.txt", "allow"),
+    ("cp plain.txt ~/.bashrc", "deny"),
+    ("cp plain.txt notes.txt", "deny"),  # onto a link that exists: through it
+    ("cp -P notes.txt d; cp plain.txt d", "deny"),  # d may be the first cp's link
+    ("cp -P notes.txt d; cp -P notes.txt plain.txt d", "deny"),  # the same link, made by two commands
 ]
 
 

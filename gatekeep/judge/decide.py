@@ -117,8 +117,12 @@ def _decide_command(
     targets = redirects + [
         (t, True) for t in dict.fromkeys(t for f in normalized.deny_forms for t in argument_writes(f))
     ]
-    # a link made (or moved into place) earlier on the line writes through to where it points
-    targets += [(through, True) for t, _ in targets for through in _through_links(t, links)]
+    # A link made (or moved into place) on the line writes through to where it points; but not
+    # for the command that makes it: `cp ~/.bashrc backup` writes backup, never ~/.bashrc (mv
+    # renames, ln and cp -s make the link, cp -P copies it). Made by another command, it counts
+    # wherever it stands, as a loop may run it first.
+    own = links_made([normalized]) if links else {}
+    targets += [(through, True) for t, _ in targets for through in _through_links(t, links, own)]
     targets = list(dict.fromkeys(targets))  # `> f > f > f …`: each once, the first where it was
     directories = normalized.directories or ("",)
     memo = {} if memo is None else memo
@@ -363,33 +367,41 @@ def fork_bomb(parsed: ParseResult) -> FunctionDef | None:
 _LINKERS = frozenset({"ln", "mv", "cp", "install", "link"})
 
 
-def links_made(normalized: list[Normalized]) -> dict[str, str]:
-    """The paths the line may turn into links, as written -> what they may point to
-    (`ln -sf ~/.bashrc out.txt`: out.txt -> ~/.bashrc; `mv a.lnk b`: b -> a.lnk, which may itself
-    be a link, and is judged through it)."""
-    links = {}
+def links_made(normalized: list[Normalized]) -> dict[str, dict[str, int]]:
+    """The paths the line may turn into links, as written -> what each may point to, with how
+    many of its commands may make that link (`ln -sf ~/.bashrc out.txt`: out.txt -> ~/.bashrc;
+    `mv a.lnk b`: b -> a.lnk, which may itself be a link, and is judged through it). Every
+    command's link counts: `ln -s A b; ln -sf B b` may leave either, when a loop runs them."""
+    links: dict[str, dict[str, int]] = {}
     for n in normalized:
+        made = {}  # (link, source), once a command however many forms it has
         for form in n.deny_forms:
             if form and form[0].rsplit("/", 1)[-1] in _LINKERS:
                 operands = [w for w in form[1:] if not w.startswith("-")]
                 if len(operands) >= 2:
                     for source in operands[:-1]:
-                        links[operands[-1].rstrip("/")] = source
-                        links[operands[-1].rstrip("/") + "/" + source.rstrip("/").rsplit("/", 1)[-1]] = source
+                        made[operands[-1].rstrip("/"), source] = None
+                        made[operands[-1].rstrip("/") + "/" + source.rstrip("/").rsplit("/", 1)[-1], source] = None
                 elif len(operands) == 1:
-                    links[operands[0].rstrip("/").rsplit("/", 1)[-1]] = operands[0]
+                    made[operands[0].rstrip("/").rsplit("/", 1)[-1], operands[0]] = None
+        for link, source in made:
+            sources = links.setdefault(link, {})
+            sources[source] = sources.get(source, 0) + 1
     return links
 
 
-def _through_links(target: str, links: dict[str, str]) -> list[str]:
+def _through_links(target: str, links: dict[str, dict[str, int]], own: dict | None = None) -> list[str]:
     """Where a write to `target` lands if the links the line makes are in place: the link
-    itself, or a directory link on its way (`ln -s ~/.ssh d; echo k >> d/authorized_keys`)."""
+    itself, or a directory link on its way (`ln -s ~/.ssh d; echo k >> d/authorized_keys`);
+    less the links that only `own` (the writing command's links_made) makes."""
     found = []
-    for link, points_to in links.items():
-        if target == link:
-            found.append(points_to)
-        elif target.startswith(link + "/"):
-            found.append(points_to.rstrip("/") + target[len(link) :])
+    for link, sources in links.items():
+        if target != link and not target.startswith(link + "/"):
+            continue
+        for points_to, makers in sources.items():
+            if own and makers == 1 and points_to in own.get(link, ()):
+                continue
+            found.append(points_to if target == link else points_to.rstrip("/") + target[len(link) :])
     return found
 
 

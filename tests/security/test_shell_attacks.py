@@ -227,6 +227,9 @@ WRITES = [
     ("", "cd ~/.ssh && echo PWNED >> authorized_keys", ".ssh/authorized_keys"),
     ("ln -s ~/.ssh keys", "echo PWNED >> keys/authorized_keys", ".ssh/authorized_keys"),
     ("ln -s ~/.bashrc lnk", "mv lnk notes.txt; echo PWNED >> notes.txt", ".bashrc"),
+    # a copy onto a link another command on the line makes (the copy's own destination once hid it)
+    ("", "ln -s ~/.bashrc b; cp f b", ".bashrc"),
+    ("ln -s ~/.bashrc lnk", "cp -P lnk b; cp f b", ".bashrc"),
 ]
 
 
