@@ -65,13 +65,15 @@ SUMMARIES = [
             rec("make", outcome="ask", shell="claude-code"),
             rec("npm test", outcome="allow", mode="audit"),
             rec("rm -rf /", "deny", outcome="allow", mode="audit"),
+            rec("rm -rf ~", "deny", outcome="deny", mode="audit"),  # the built-in policy's, even so
         ],
         "",
         {
-            "records": 6,
-            "decisions": {"allow": 1, "ask": 3, "deny": 2},
-            "outcomes": {"allow": 3, "deny": 2, "ask": 1},
-            "audit_mode": 2,
+            "records": 7,
+            "decisions": {"allow": 1, "ask": 3, "deny": 3},
+            "outcomes": {"allow": 3, "deny": 3, "ask": 1},
+            "audit_mode": 3,
+            "audit_blocked": 1,
             "prompted": 0,
             "answers": {},
         },
@@ -346,6 +348,14 @@ def test_text_output(capsys, paths):
     )
 
 
+def test_text_output_says_what_audit_mode_blocked_even_so(capsys, paths):
+    audit.append(paths.audit_log, rec("npm test", ts="2026-11-22T15:39:30.123Z", mode="audit", outcome="allow"))
+    audit.append(paths.audit_log, rec("rm -rf ~", "deny", ts="2026-11-22T15:40:00.000Z", mode="audit", outcome="deny"))
+    assert main(["audit", "stats"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("UTC, 2 in audit mode (1 blocked even so)")
+
+
 def test_a_broken_policy_still_counts(capsys, paths):
     audit.append(paths.audit_log, rec("npm run build"))
     write(paths.user_policy, "rules: [\n")
@@ -405,6 +415,7 @@ def test_a_real_audit_mode_roll_out(tmp_path, paths):
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout)
     assert stats["records"] == len(ROLL_OUT) == stats["audit_mode"]
+    assert stats["audit_blocked"] == 1  # rm -rf ~, which the built-in policy denies even in audit mode
     assert stats["decisions"] == {"allow": 1, "ask": 9, "deny": 1}
     assert stats["outcomes"] == {"allow": 10, "deny": 1}
     assert stats["answers"] == {} and stats["prompted"] == 0

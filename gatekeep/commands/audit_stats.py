@@ -41,6 +41,12 @@ def audit_stats(since: str | None, as_json: bool) -> int:
     return EXIT_ALLOW
 
 
+def _audit_blocked(count: int) -> str:
+    """Audit mode blocks only what holds even then (the built-in policy's denies, a policy that
+    does not load, a line that ran out of time)."""
+    return "nothing blocked" if not count else f"{count:,} blocked even so"
+
+
 def _iso(when: datetime) -> str:
     return audit.timestamp(when.timestamp())
 
@@ -52,7 +58,7 @@ def _show(s: dict) -> None:
     else:
         click.echo(
             f"{period}: {s['records']:,} records, {_short(s['first'])} to {_short(s['last'])} UTC"
-            + (f", {s['audit_mode']:,} in audit mode (nothing blocked)" if s["audit_mode"] else "")
+            + (f", {s['audit_mode']:,} in audit mode ({_audit_blocked(s['audit_blocked'])})" if s["audit_mode"] else "")
         )
         click.echo(f"decision: {_counts(s['decisions'])}")
         if s["policy_errors"]:

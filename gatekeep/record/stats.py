@@ -85,7 +85,7 @@ def summarize(
     names: collections.Counter = collections.Counter()
     now: collections.Counter = collections.Counter(dict.fromkeys(DECISIONS, 0))
     still_asked: list[tuple[str, ...]] = []
-    count = unreadable = audit_mode = prompted = policy_errors = 0
+    count = unreadable = audit_mode = audit_blocked = prompted = policy_errors = 0
     first = last = None
     recheck = _Recheck(policy_for)
     for record in records:
@@ -99,6 +99,7 @@ def summarize(
             decisions[_kind(record.get("decision"))] += 1
         outcomes[_kind(record.get("outcome"))] += 1
         audit_mode += record.get("mode") == "audit"
+        audit_blocked += record.get("mode") == "audit" and record.get("outcome") != "allow"  # even so: firm denies
         prompted += record.get("prompted") is True
         if record.get("answer") is not None:
             answers[_kind(record["answer"])] += 1
@@ -120,6 +121,7 @@ def summarize(
         "first": first,
         "last": last,
         "audit_mode": audit_mode,
+        "audit_blocked": audit_blocked,
         "decisions": dict(decisions),
         "policy_errors": policy_errors,
         "outcomes": dict(outcomes),
