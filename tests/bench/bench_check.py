@@ -102,7 +102,7 @@ def main() -> int:
         for hook, title in ((False, "`gatekeep check`"), (True, "as the hook runs it")):
             print(f"\ncheck, default policy + 200 user rules, {title:<20}  ms   floor ms   ratio  target")
             for line in TYPICAL:
-                t, f, memory = paired(env, check_argv(line, hook))
+                t, f, memory = paired(env, check_argv(line, env if hook else None))
                 worst_memory = max(worst_memory, memory)
                 ok = t / f <= 2.0
                 failures += not ok
@@ -113,8 +113,8 @@ def main() -> int:
         print(f"  peak memory {worst_memory / 1024:.1f} MB (target ≤ 30 MB) {'ok' if ok else 'MISSED'}")
 
         print("\npolicy size, `git status`                       ms   floor ms   ratio  target")
-        small = paired(environment(tmp / "r10", 10), check_argv("git status", hook=False))
-        large = paired(environment(tmp / "r10000", 10_000), check_argv("git status", hook=False))
+        small = paired(environment(tmp / "r10", 10), check_argv("git status"))
+        large = paired(environment(tmp / "r10000", 10_000), check_argv("git status"))
         print(f"  {'10 rules':<44} {small[0] * 1000:6.1f}  {small[1] * 1000:8.1f}  {small[0] / small[1]:5.2f}×")
         ratio = (large[0] / large[1]) / (small[0] / small[1])
         ok = ratio <= 1.2
@@ -137,7 +137,7 @@ def main() -> int:
         print("\nadversarial lines, one check each                  ms  target")
         worst = 0.0
         for line in ADVERSARIAL:
-            elapsed = max(run_timed(check_argv(line, hook=False), env)[0] for _ in range(3))
+            elapsed = max(run_timed(check_argv(line), env)[0] for _ in range(3))
             worst = max(worst, elapsed)
             shown = line if len(line) <= 40 else f"{line[:30]}… ({len(line):,} chars)"
             print(f"  {shown!r:<48} {elapsed * 1000:6.0f}")

@@ -29,6 +29,7 @@ from pathlib import Path
 from userenv import (
     RUNS,
     Figure,
+    agent_hook_command,
     check_argv,
     floor_time,
     gatekeep_executable,
@@ -40,8 +41,6 @@ from userenv import (
     user_environment,
     verdict,
 )
-
-from gatekeep.agents.setup import SETUPS
 
 PLAIN = ["git status", "ls -la", "git log --oneline | head -5", "npm run build", "cd src && make test"]
 PARSER = [
@@ -70,7 +69,7 @@ def lines(env: dict, title: str, chosen: list[str]) -> list[Figure]:
     heading(title)
     figures = []
     for line in chosen:
-        figure = paired(env, check_argv(line))
+        figure = paired(env, check_argv(line, env))
         figures.append(figure)
         print(f"  {line:<56} {figure.shown()}")
     return figures
@@ -85,7 +84,7 @@ def cold(tmp: Path, count: int, goal: float) -> bool:
         with open(policy_file(home), "a") as f:
             f.write(f"# edit {next(edits)}\n")
 
-    figure = paired(env, check_argv("git status"), runs=max(5, RUNS // 2), before=edit)
+    figure = paired(env, check_argv("git status", env), runs=max(5, RUNS // 2), before=edit)
     print(f"  {f'{count:,} rules':<56} {figure.shown()}  {verdict(goal, figure.median)}")
     return figure.median <= goal
 
@@ -98,7 +97,7 @@ def two_policies(tmp: Path) -> bool:
     other = home / "other.yaml"
     other.write_text(rules(300, EXTRA_ALLOW))
     env_other = {**env, "GATEKEEP_POLICY": str(other)}
-    argv = check_argv("git status")
+    argv = check_argv("git status", env)
     single = paired(env, argv)
     run_timed(argv, env_other)
     turns, floors = [], []
@@ -123,8 +122,7 @@ def main() -> int:
 
         heading("agent-hook claude with one Bash event (`git status`)")
         event = claude_event("git status", str(tmp))
-        setup = SETUPS["claude"]
-        registered = ["/bin/sh", "-c", setup.command(setup.start())]
+        registered = ["/bin/sh", "-c", agent_hook_command(env, "claude")]
         for title, argv in (
             ("as `install --agent claude` registers it", registered),
             ("console script", [gatekeep_executable(), "agent-hook", "claude"]),

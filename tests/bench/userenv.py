@@ -15,6 +15,7 @@ the min, median and max of its samples' ratios.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -55,16 +56,31 @@ def gatekeep_executable() -> str:
     return str(Path(sys.executable).with_name("gatekeep"))
 
 
-def hook_argv() -> list[str]:
-    """How the shell hooks start gatekeep (`python -I -S -c …`, shells/hook.py)."""
-    from gatekeep.shells.hook import hook_argv
+def hook_argv(env: dict) -> list[str]:
+    """How the shell hooks start gatekeep for the user whose environment is `env` (`python -I -S
+    -c …`, shells/hook.py), printed in that environment as `gatekeep hook` prints it: the hook
+    bakes in where that user's warm checker listens, which this process's own HOME would put in
+    the real home."""
+    code = "import json; from gatekeep.shells.hook import hook_argv; print(json.dumps(hook_argv()))"
+    printed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(printed.stdout)
 
-    return hook_argv()
+
+def agent_hook_command(env: dict, agent: str) -> str:
+    """The command `gatekeep install --agent AGENT` registers for the user of `env`: made in that
+    environment, as install makes it (it bakes in the warm checker's directory, as hook_argv)."""
+    code = (
+        "import sys; from gatekeep.agents.setup import SETUPS; setup = SETUPS[sys.argv[1]]; "
+        "print(setup.command(setup.start()))"
+    )
+    printed = subprocess.run([sys.executable, "-c", code, agent], env=env, capture_output=True, text=True, check=True)
+    return printed.stdout.rstrip("\n")
 
 
-def check_argv(line: str, hook: bool = True) -> list[str]:
-    """`gatekeep check` for `line`, as the hooks run it, or through the console script."""
-    start = hook_argv() if hook else [gatekeep_executable()]
+def check_argv(line: str, hook_env: dict | None = None) -> list[str]:
+    """`gatekeep check` for `line`: as the hooks run it for the user of `hook_env`, or, without
+    one, through the console script."""
+    start = hook_argv(hook_env) if hook_env is not None else [gatekeep_executable()]
     return [*start, "check", "--no-prompt", "-q", "--", line]
 
 
