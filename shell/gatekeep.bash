@@ -30,7 +30,9 @@
 # Out of a typed line's reach (a line that names any of this is asked about first,
 # but the hook does not rely on that): its functions and settings are readonly, so
 # no line can redefine or unset them; PS0 and PROMPT_COMMAND call them as `\name`,
-# which no alias can replace; they are defined with alias expansion off; and the
+# which no alias can replace; they are defined with alias expansion off, and every command
+# word inside their `$( )` is quoted too (`\builtin`), since bash parses a command
+# substitution's text again each time it runs, with the aliases of that moment; and the
 # gate, in PS0's subshell, switches to posix mode, where `unset` beats any function
 # of that name, and clears every function that could shadow what it runs (kill,
 # printf, builtin, the interpreter's path...; `history`, `exit`, `logout` and `fc` are
@@ -50,7 +52,7 @@ if (( BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4) ))
 fi
 declare -r __gatekeep_loaded=1
 # No alias may reach into the functions below while they are defined; restored at the end.
-__gatekeep_aliases=$(shopt -p expand_aliases)
+__gatekeep_aliases=$(\shopt -p expand_aliases)
 shopt -u expand_aliases
 declare -ra __gatekeep_cmd=(__GATEKEEP_COMMAND__)
 # What could shadow the gate inside PS0's subshell: the builtins it runs, and its interpreter.
@@ -78,7 +80,7 @@ __gatekeep_last_entry() {
     # "  123* text" from `history 1`: sets number and line (empty when history is empty).
     # Read in a subshell in posix mode, where `unset` clears a function named `builtin`
     # (`history` itself is the hook's readonly function: `builtin` reaches the real one).
-    __gatekeep_split_entry "$(POSIXLY_CORRECT=1; \unset -f builtin; HISTTIMEFORMAT='' builtin history 1)"
+    __gatekeep_split_entry "$(POSIXLY_CORRECT=1; \unset -f builtin; HISTTIMEFORMAT='' \builtin history 1)"
 }
 
 __gatekeep_split_entry() {
@@ -219,11 +221,11 @@ __gatekeep_prompt() {
     # text): never what no trap looks like, so the trap is removed.
     local report shadows entry number line
     # (posix mode's typeset -F refuses a name with a slash, such as the interpreter's: compgen lists it)
-    report=$'\n'$(POSIXLY_CORRECT=1; \unset -f typeset compgen; typeset -F "${__gatekeep_builtins[@]}" shopt set bind trap unset
-        compgen -A function -- "${__gatekeep_cmd[0]}"
-        \unset -f builtin trap; builtin printf '%s\n' "$__gatekeep_mark"
-        HISTTIMEFORMAT='' builtin history 1; builtin printf '%s\n' "$__gatekeep_mark"
-        trap -p INT)
+    report=$'\n'$(POSIXLY_CORRECT=1; \unset -f typeset compgen; \typeset -F "${__gatekeep_builtins[@]}" shopt set bind trap unset
+        \compgen -A function -- "${__gatekeep_cmd[0]}"
+        \unset -f builtin trap; \builtin printf '%s\n' "$__gatekeep_mark"
+        HISTTIMEFORMAT='' \builtin history 1; \builtin printf '%s\n' "$__gatekeep_mark"
+        \trap -p INT)
     shadows=${report%%$'\n'"$__gatekeep_mark"*}
     report=${report#*$'\n'"$__gatekeep_mark"}     # the entry, the mark, the trap
     entry=${report%$'\n'"$__gatekeep_mark"*}
@@ -301,7 +303,7 @@ __gatekeep_prompt_init() {
     __gatekeep_unbind
     # Run last in PROMPT_COMMAND, after anything that reads history (history -n), keeping $?.
     # Quoted, so that no alias named like it can stand in for it.
-    if [[ $(declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]]; then
+    if [[ $(\declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]]; then
         PROMPT_COMMAND+=('\__gatekeep_prompt')
     else
         PROMPT_COMMAND=${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}'\__gatekeep_prompt'

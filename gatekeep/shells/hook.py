@@ -151,8 +151,9 @@ def rc_lines(shell: str, command: str, rc_path: str) -> str:
     )
     line = "gatekeep: blocked: this shell could not load the gatekeep hook (see the message at its start); Ctrl-D exits"
     if shell == "bash":
-        say = f"builtin printf '%s\\n' {q(line)} >&2"
-        ps0 = f"$(POSIXLY_CORRECT=1; \\unset -f builtin printf kill; {say}; builtin kill -INT $$)"
+        # quoted command words: bash parses PS0's `$( )` again on every line, with the aliases of then
+        say = f"\\builtin printf '%s\\n' {q(line)} >&2"
+        ps0 = f"$(POSIXLY_CORRECT=1; \\unset -f builtin printf kill; {say}; \\builtin kill -INT $$)"
         fallback = _BASH_FALLBACK.format(why=q(why), ps0=q(ps0))
         interactive = "[[ $- == *i* ]]"
     else:

@@ -152,6 +152,11 @@ TAMPERING = [
     # an INT trap whose text copies the prompt hook's report (its mark, and what no trap looks like)
     ("bash", "trap $'true\\n--gatekeep-report--\\ntrap -- - INT' INT"),
     ("bash", "trap $'true\\n--gatekeep-report--\\n' INT"),
+    # aliases reach a command substitution's text, which bash parses again each time it runs
+    ("bash", "alias trap=': '; builtin trap -- ':' INT"),
+    ("bash", "alias builtin=': '; trap -- ':' INT"),
+    ("bash", "alias typeset=': ' compgen=': ' history=': '; trap -- ':' INT"),
+    ("bash", "alias builtin='printf \"  %s  true\\n\" \"$__gatekeep_base\"; :'"),
     ("zsh", "echo ${functions[__gatekeep_preexec]::=__gatekeep_verdict=allow}"),
     ("zsh", "functions[TRAPDEBUG]='return 0'"),
     ("zsh", "unfunction TRAPDEBUG __gatekeep_preexec"),
