@@ -57,9 +57,13 @@ typeset -gra __gatekeep_widgets=(
 )
 
 functions[__gatekeep_preexec]='
-    local line=$1 rc tool=${__gatekeep_cmd[@]:0:1} bytes multibyte
+    local line=$1 rc tool=${__gatekeep_cmd[@]:0:1} bytes multibyte aliasing=${options[aliases]}
     __gatekeep_verdict=deny
-    [[ ${functions[TRAPDEBUG]-} == ${__gatekeep_bodies[TRAPDEBUG]} ]] || functions[TRAPDEBUG]=${__gatekeep_bodies[TRAPDEBUG]}
+    if [[ ${functions[TRAPDEBUG]-} != ${__gatekeep_bodies[TRAPDEBUG]} ]]; then
+        options[aliases]=off                     # a body assigned here is parsed with the aliases of now
+        functions[TRAPDEBUG]=${__gatekeep_bodies[TRAPDEBUG]}
+        options[aliases]=$aliasing
+    fi
     if (( ${+functions[$tool]} )); then
         print -ru2 -- "gatekeep: a function named $tool stands in for gatekeep; blocked. Remove it in a shell without the hook (zsh -f), or fix ~/.zshrc"
     elif [[ -z $line && -n $3 ]]; then
@@ -100,7 +104,7 @@ functions[__gatekeep_precmd]='
 # No index arithmetic in the bodies (KSH_ARRAYS would shift it), and options go through the
 # `options` table: no function can stand in for an assignment.
 functions[__gatekeep_register]='
-    local name
+    local name aliasing=${options[aliases]}
     # DEBUG_BEFORE_CMD: TRAPDEBUG must run before each command, not after it.
     # INTERACTIVE_COMMENTS: without it zsh runs `ls # ; rm x` as two commands,
     # while gatekeep (like bash) reads everything after `#` as a comment.
@@ -112,10 +116,13 @@ functions[__gatekeep_register]='
     fi
     [[ " ${preexec_functions[*]} " == *" __gatekeep_preexec "* ]] || preexec_functions+=(__gatekeep_preexec)
     [[ " ${precmd_functions[*]} " == *" __gatekeep_precmd "* ]] || precmd_functions+=(__gatekeep_precmd)
-    # put back every part of the hook that was changed or removed (a line that does so asks first)
+    # put back every part of the hook that was changed or removed (a line that does so asks first),
+    # parsed with aliases off: zsh parses a body assigned to functions[...] with the aliases of now
+    options[aliases]=off
     for name in ${(k)__gatekeep_bodies}; do
         [[ ${functions[$name]-} == ${__gatekeep_bodies[$name]} ]] || functions[$name]=${__gatekeep_bodies[$name]}
     done
+    options[aliases]=$aliasing
     # the expansion widgets: wrapped once, and again whenever something (compinit) redefines them.
     # Looking one up costs ~25 us, so the full pass runs only when the widgets on Tab, C-x * and
     # C-x g are not ours, or the number of widgets changed (compinit adds dozens).

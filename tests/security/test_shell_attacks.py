@@ -163,6 +163,9 @@ TAMPERING = [
     ("zsh", "return() { true; }; builtin() { true; }; setopt() { true; }"),
     ("zsh", "preexec_functions=()"),
     ("zsh", "alias -g allow=deny"),
+    # zsh parses a body assigned to functions[...] with the aliases of then: the hook's repairs too
+    ("zsh", "alias -g allow='*'; functions[TRAPDEBUG]='return 0'"),
+    ("zsh", "alias -g allow='*'; functions[__gatekeep_preexec]='return 0'"),
 ]
 
 
