@@ -211,6 +211,67 @@ def test_an_agent_hook_is_served_with_its_event_on_stdin(served):
     assert json.loads(there.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+RM_HOME_EVENT = json.dumps(
+    {"session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}}
+).encode()
+
+
+def _denied(run: Run) -> bool:
+    """An agent hook's deny as Claude Code reads it: exit 0 and the decision (exit 1 lets the call go ahead)."""
+    return run.code == 0 and json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_client_out_of_descriptors_still_answers_an_agent_hook(served):
+    import resource
+
+    served()
+    command = [*hook_argv(), "agent-hook", "claude"]
+    limited = subprocess.run(
+        command,
+        input=RM_HOME_EVENT,
+        capture_output=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (4, 4)),  # no descriptor for the socket
+    )
+    assert _denied(Run(limited, 0)), limited.stderr
+
+
+def test_a_server_that_cannot_be_started_does_not_change_the_answer(served):
+    assert server_pid() is None
+    # posix_spawn refuses an environment entry without a name, after the line is decided
+    result = subprocess.run(
+        ["env", "=x=y", *hook_argv(), "agent-hook", "claude"], input=RM_HOME_EVENT, capture_output=True, timeout=60
+    )
+    assert _denied(Run(result, 0)), result.stderr
+
+
+def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
+    import socket
+
+    pid = served()
+    socket_file = Path(get_paths().server_dir) / wire.socket_name()
+    os.killpg(pid, signal.SIGSTOP)  # the server and its spare take no connection
+    queued = []
+    try:
+        while True:  # fill its queue, as clients that gave up on it leave it
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.setblocking(False)
+            try:
+                connection.connect(str(socket_file))
+            except BlockingIOError:
+                connection.close()
+                break
+            queued.append(connection)
+        started = time.monotonic()
+        run = gate(["agent-hook", "claude"], stdin=RM_HOME_EVENT)
+        assert _denied(run) and time.monotonic() - started < 15  # decided by the client itself
+        assert not socket_file.exists()  # taken from the stuck server: the next line is not held up
+    finally:
+        for connection in queued:
+            connection.close()
+        os.killpg(pid, signal.SIGCONT)
+
+
 def test_a_policy_edit_counts_from_the_next_line(served, paths):
     served()
     assert gate(["check", "--no-prompt", "--", "touch allowed-1"]).code == 0

@@ -41,6 +41,8 @@ def main(server_dir: str | None = None) -> int:
 
             print("gatekeep: interrupted", file=sys.stderr)
             return interrupted(args)
+        except Exception:  # noqa: BLE001 - anything else (no descriptor left, a sandbox): decide here
+            code = None  # never Python's exit 1, which an agent host reads as "go ahead"
         if code is not None:
             # The worker wrote to this process's streams itself; this process wrote nothing, and
             # holds nothing to flush or close. Tearing the interpreter down would cost more than
@@ -50,7 +52,7 @@ def main(server_dir: str | None = None) -> int:
 
     code = decide_here()
     if absent:
-        start_server(server_dir)
+        start_server(server_dir)  # after the line is decided, and whatever happens, without changing its code
     return code
 
 
@@ -82,13 +84,17 @@ def served(args: list[str], server_dir: str | None = None) -> int | None:
         raise _Absent from None
     except OSError:
         return None
+    import _socket
+
     try:
         here = posix.open(".", wire.DIRECTORY_FLAGS)  # works in a removed directory too (Linux)
     except OSError:  # deciding here says why, if it matters
         return None
-    import _socket
-
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except OSError:
+        posix.close(here)
+        return None
     try:
         return _exchange(sock, args, directory, here, [(s.encoding, s.errors) for s in streams])
     finally:
@@ -99,8 +105,13 @@ def served(args: list[str], server_dir: str | None = None) -> int | None:
 def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> int | None:
     from gatekeep.server import wire
 
+    name = wire.socket_name()
+    seen = _identity(directory, name)
+    # From the connection on: a server that takes no connection leaves them in its queue, and
+    # once that is full, a connect without a time limit would wait for ever.
+    sock.settimeout(ACCEPT_SECONDS)
     try:
-        path, directory_fd = wire.address(directory, wire.socket_name())
+        path, directory_fd = wire.address(directory, name)
         try:
             sock.connect(path)
         finally:
@@ -108,14 +119,20 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
                 posix.close(directory_fd)
     except (FileNotFoundError, ConnectionRefusedError):
         raise _Absent from None
+    except (TimeoutError, BlockingIOError):  # its queue is full
+        _retire(directory, name, seen)
+        return None
     except OSError:
         return None
     try:
         uid = wire.peer_uid(sock)
         if uid is not None and uid != posix.getuid():
             return None
-        sock.settimeout(ACCEPT_SECONDS)
-        first = sock.recv(1)
+        try:
+            first = sock.recv(1)
+        except TimeoutError:
+            _retire(directory, name, seen)
+            return None
         if first == wire.STALE:
             raise _Absent
         if first != wire.ACCEPTED:
@@ -134,6 +151,26 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
     return None  # HANDED_BACK, CRASHED, or the server gone mid-line: decide here
 
 
+def _identity(directory: str, name: str) -> tuple | None:
+    try:
+        found = posix.stat(f"{directory.rstrip('/')}/{name}")
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_ctime_ns
+
+
+def _retire(directory: str, name: str, seen: tuple | None) -> None:
+    """A server that takes no line in ACCEPT_SECONDS is stuck (stopped, or hung): take its socket
+    away, unless it has been replaced since, so that the next line is not held up as this one
+    was. Should the server go on, it sees its socket gone and ends; a new one starts once the
+    stuck one has let go of its lock."""
+    if seen is not None and _identity(directory, name) == seen:
+        try:
+            posix.unlink(f"{directory.rstrip('/')}/{name}")
+        except OSError:
+            pass
+
+
 def start_server(server_dir: str | None = None) -> None:
     """Start the warm checker for the next line, detached from this terminal; whatever goes
     wrong costs only speed. The server runs as this process does (interpreter, sys.path,
@@ -148,5 +185,5 @@ def start_server(server_dir: str | None = None) -> None:
     quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
         os.posix_spawn(sys.executable, argv, os.environ, file_actions=quiet, setsid=True)
-    except (OSError, TypeError, NotImplementedError, AttributeError):
+    except Exception:  # noqa: BLE001 - only speed is at stake (an environment entry without a name: ValueError)
         pass
