@@ -194,26 +194,18 @@ def test_a_directory_removed_under_the_client_is_judged_as_the_client_would(serv
     assert shown["on"].startswith("1\n") and "no longer exists" in shown["on"]
 
 
+RM_HOME = {"session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
+RM_HOME_EVENT = json.dumps({**RM_HOME, "tool_input": {"command": "rm -rf ~"}}).encode()
+
+
 def test_an_agent_hook_is_served_with_its_event_on_stdin(served):
     served()
-    event = {
-        "session_id": "s",
-        "cwd": "/",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "rm -rf ~"},
-    }
-    data = json.dumps(event).encode()
+    data = RM_HOME_EVENT
     there = gate(["agent-hook", "claude"], stdin=data)
     here = gate(["agent-hook", "claude"], stdin=data, env={**os.environ, "GATEKEEP_SERVER": "off"})
     assert there.served and not here.served
     assert (there.code, there.stdout, there.stderr) == (here.code, here.stdout, here.stderr)
     assert json.loads(there.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-
-
-RM_HOME_EVENT = json.dumps(
-    {"session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}}
-).encode()
 
 
 def _denied(run: Run) -> bool:
