@@ -194,8 +194,8 @@ def test_a_directory_removed_under_the_client_is_judged_as_the_client_would(serv
     assert shown["on"].startswith("1\n") and "no longer exists" in shown["on"]
 
 
-RM_HOME = {"session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
-RM_HOME_EVENT = json.dumps({**RM_HOME, "tool_input": {"command": "rm -rf ~"}}).encode()
+BASH_EVENT = {"session_id": "s", "cwd": "/", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
+RM_HOME_EVENT = json.dumps({**BASH_EVENT, "tool_input": {"command": "rm -rf ~"}}).encode()
 
 
 def test_an_agent_hook_is_served_with_its_event_on_stdin(served):
