@@ -264,6 +264,40 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
         os.killpg(pid, signal.SIGCONT)
 
 
+def _exchange_raw(payload: bytes) -> bytes:
+    """Send `payload` as a request, with this process's descriptors; the reply."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(30)
+        connection.connect(str(Path(get_paths().server_dir) / wire.socket_name()))
+        assert connection.recv(1) == wire.ACCEPTED
+        here = os.open(".", wire.DIRECTORY_FLAGS)
+        try:
+            wire.send_request(connection, len(payload).to_bytes(8, "big") + payload, [0, 1, 2, here])
+        finally:
+            os.close(here)
+        reply = connection.recv(2)
+        return reply + connection.recv(1) if len(reply) == 1 else reply
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\0".join([wire.VERSION, b"18", b"1", b"1"]),  # cut short
+        b"\0".join([wire.VERSION, b"18", b"1", b"1", b"utf-8", *[b"utf-8", b"strict"] * 3, b"9", b"check"]),
+        b"gatekeep-server-0\0" + b"\0".join([b"x"] * 20),  # another version
+        b"\0".join([wire.VERSION, b"18", b"1", b"1", b"\xff\xfe", *[b"\xff", b"x"] * 3, b"1", b"check"]),
+    ],
+)
+def test_a_request_that_is_not_one_is_handed_back_and_the_server_goes_on(served, payload):
+    served()
+    assert _exchange_raw(payload) == wire.HANDED_BACK  # never a RESULT: nothing was decided
+    assert (Path(get_paths().server_dir) / wire.socket_name()).exists()
+    run = gate(["check", "--no-prompt", "--", "touch denied-1"])
+    assert (run.served, run.code) == (True, 1)
+
+
 def test_a_policy_edit_counts_from_the_next_line(served, paths):
     served()
     assert gate(["check", "--no-prompt", "--", "touch allowed-1"]).code == 0
@@ -383,8 +417,8 @@ def test_another_user_cannot_connect(served, paths):
 
 
 def test_a_changed_gatekeep_is_not_served_by_the_old_server(served, tmp_path):
-    """A copy of gatekeep, edited while its server runs: the next line after the edit was seen is
-    decided by the client, which starts a server of the new code."""
+    """A copy of gatekeep, edited while its server runs: the very next line is decided by the client
+    (the spare that waited for it sees the edit), which starts a server of the new code."""
     copy = tmp_path / "copy"
     package = Path(__file__).resolve().parent.parent / "gatekeep"
     shutil.copytree(package, copy / "gatekeep", ignore=shutil.ignore_patterns("__pycache__"))
@@ -396,10 +430,9 @@ def test_a_changed_gatekeep_is_not_served_by_the_old_server(served, tmp_path):
     name = wire.socket_name(str(copy / "gatekeep"))
     old = served(argv, name)
     assert gate(["check", "--no-prompt", "--", "git status"], argv=argv).served
+    wait_for(lambda: Path(f"/proc/{old}/task/{old}/children").read_text().strip())  # its spare waits
     decide = copy / "gatekeep" / "judge" / "decide.py"
     decide.write_text(decide.read_text() + "\n# edited\n")
-    seen = gate(["check", "--no-prompt", "--", "git status"], argv=argv)  # served, and the edit seen
-    assert seen.code == 0
     after = gate(["check", "--no-prompt", "--", "touch denied-1"], argv=argv)
     assert (after.served, after.code) == (False, 1)
     wait_for(lambda: not alive(old))

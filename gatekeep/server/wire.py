@@ -119,6 +119,8 @@ class Request:
         fields = payload.split(b"\0")
         if fields[0] != VERSION:
             raise ValueError("another version of the request")
+        if len(fields) < 12:
+            raise ValueError("a request cut short")
         self.umask, self.pid, self.ppid = (int(field) for field in fields[1:4])
         self.fs_encoding = fields[4].decode()
         self.streams = [(fields[i].decode(), fields[i + 1].decode()) for i in (5, 7, 9)]
