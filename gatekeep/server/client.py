@@ -51,8 +51,11 @@ def main(server_dir: str | None = None) -> int:
     from gatekeep.main import main as decide_here
 
     code = decide_here()
-    if absent:
-        start_server(server_dir)  # after the line is decided, and whatever happens, without changing its code
+    if absent:  # after the line is decided; whatever happens there costs only speed, never its code
+        try:
+            start_server(server_dir)
+        except Exception:  # noqa: BLE001
+            pass
     return code
 
 
