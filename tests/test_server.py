@@ -120,6 +120,12 @@ def gate(args: list[str], stdin: bytes = b"", argv=None, env=None, cwd=None) -> 
     return Run(subprocess.CompletedProcess(args, process.returncode, out, err), process.pid)
 
 
+def test_the_client_serves_the_commands_main_calls_gates():
+    from gatekeep import main
+
+    assert client.GATES == main._GATES  # the client cannot import main (the pipeline) to share them
+
+
 LINES = [
     "git status",  # allowed, built-in
     "touch allowed-1",  # allowed by the user policy

@@ -102,6 +102,17 @@ def removed(cwd: str) -> bool:
     return False
 
 
+def server_dir() -> str | None:
+    """The warm checker's directory in this environment (Paths.server_dir); None when there is
+    no home to put it in, and checks then run without it."""
+    from gatekeep.core.errors import FatalError
+
+    try:
+        return get_paths().server_dir
+    except FatalError:
+        return None
+
+
 def get_paths() -> Paths:
     home = os.environ.get("GATEKEEP_HOME")
     if home:

@@ -59,17 +59,6 @@ def main(server_dir: str | None = None) -> int:
     return code
 
 
-def server_directory() -> str | None:
-    """The warm checker's directory in this environment (paths.py); None without a home."""
-    from gatekeep.core.errors import FatalError
-    from gatekeep.core.paths import get_paths
-
-    try:
-        return get_paths().server_dir
-    except FatalError:
-        return None
-
-
 def served(args: list[str], server_dir: str | None = None) -> int | None:
     """The server's exit code for `args`; None to decide here; _Absent when none is running."""
     from gatekeep.server import wire
@@ -77,7 +66,7 @@ def served(args: list[str], server_dir: str | None = None) -> int | None:
     streams = (sys.stdin, sys.stdout, sys.stderr)
     if any(stream is None for stream in streams):
         return None
-    directory = server_dir or server_directory()
+    directory = server_dir or _server_directory()
     if directory is None:
         return None
     try:
@@ -109,7 +98,7 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
     from gatekeep.server import wire
 
     name = wire.socket_name()
-    seen = _identity(directory, name)
+    seen = wire.identity(wire.socket_path(directory, name))
     # From the connection on: a server that takes no connection leaves them in its queue, and
     # once that is full, a connect without a time limit would wait for ever.
     sock.settimeout(ACCEPT_SECONDS)
@@ -123,7 +112,7 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
     except (FileNotFoundError, ConnectionRefusedError):
         raise _Absent from None
     except (TimeoutError, BlockingIOError):  # its queue is full
-        _retire(directory, name, seen)
+        _retire(wire.socket_path(directory, name), seen)
         return None
     except OSError:
         return None
@@ -134,7 +123,7 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
         try:
             first = sock.recv(1)
         except TimeoutError:
-            _retire(directory, name, seen)
+            _retire(wire.socket_path(directory, name), seen)
             return None
         if first == wire.STALE:
             raise _Absent
@@ -154,24 +143,20 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
     return None  # HANDED_BACK, CRASHED, or the server gone mid-line: decide here
 
 
-def _identity(directory: str, name: str) -> tuple | None:
-    try:
-        found = posix.stat(f"{directory.rstrip('/')}/{name}")
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino, found.st_ctime_ns
-
-
-def _retire(directory: str, name: str, seen: tuple | None) -> None:
+def _retire(path: str, seen: tuple | None) -> None:
     """A server that takes no line in ACCEPT_SECONDS is stuck (stopped, or hung): take its socket
     away, unless it has been replaced since, so that the next line is not held up as this one
     was. Should the server go on, it sees its socket gone and ends; a new one starts once the
     stuck one has let go of its lock."""
-    if seen is not None and _identity(directory, name) == seen:
-        try:
-            posix.unlink(f"{directory.rstrip('/')}/{name}")
-        except OSError:
-            pass
+    from gatekeep.server import wire
+
+    wire.unlink_if(path, seen)
+
+
+def _server_directory() -> str | None:
+    from gatekeep.core.paths import server_dir
+
+    return server_dir()
 
 
 def start_server(server_dir: str | None = None) -> None:
@@ -180,7 +165,7 @@ def start_server(server_dir: str | None = None) -> None:
     environment)."""
     import os
 
-    directory = server_dir or server_directory()
+    directory = server_dir or _server_directory()
     if directory is None:
         return
     code = f"import sys; sys.path[:] = {sys.path!r}\nfrom gatekeep.server.daemon import serve\nserve({directory!r})"

@@ -41,6 +41,8 @@ import io
 import os
 import sys
 
+from gatekeep.server import wire
+
 IDLE_SECONDS = 30 * 60
 TICK_SECONDS = 60.0  # how often an idle server looks at its socket path
 REQUEST_SECONDS = 2.0  # for a worker to receive its request
@@ -63,7 +65,6 @@ def serve(directory: str) -> None:
 
 
 def _serve(directory: str) -> None:
-    from gatekeep.server import wire
 
     os.makedirs(directory, mode=0o700, exist_ok=True)
     if not wire.private(directory):
@@ -81,11 +82,11 @@ def _serve(directory: str) -> None:
     if before.changed():
         return  # changed while being imported (an upgrade under way): the next line starts a server
     listener = _listen(name)
-    bound = _identity(listener.getsockname())
+    bound = wire.identity(listener.getsockname())
     try:
         Server(listener, name, bound, stamp, lock).run()
     finally:
-        _unlink_own(name, bound)
+        wire.unlink_if(name, bound)  # still this server's (the lock is held till it ends)
         listener.close()
 
 
@@ -120,23 +121,6 @@ def _listen(name: str):
         os.umask(umask)
     listener.listen(128)
     return listener
-
-
-def _unlink_own(name: str, bound: tuple[int, int] | None) -> None:
-    """Remove the socket file if it is still this server's, `bound` (while the lock is held)."""
-    try:
-        if bound is not None and _identity(name) == bound:
-            os.unlink(name)
-    except OSError:
-        pass
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 # Judged once by the built-in policy alone as the server starts, so that the modules a check
@@ -240,7 +224,7 @@ class Server:
     worker's exit status is sent back when it ends, in case it could not answer itself, and a
     worker whose client hung up is killed."""
 
-    def __init__(self, listener, name: str, bound: tuple[int, int] | None, stamp: Stamp, lock: int) -> None:
+    def __init__(self, listener, name: str, bound: tuple[int, int, int] | None, stamp: Stamp, lock: int) -> None:
         self.listener, self.name, self.bound, self.stamp = listener, name, bound, stamp  # bound: the socket's file
         self.private_fds = [lock]  # and the wake-up pipe: the server's, closed in every worker
         self.workers: dict[int, object] = {}  # pid -> the client's connection
@@ -285,7 +269,7 @@ class Server:
                     self._next_spare()
                 if self.workers:
                     continue
-                if self.ending or time.monotonic() - last > IDLE_SECONDS or _identity(self.name) != self.bound:
+                if self.ending or time.monotonic() - last > IDLE_SECONDS or wire.identity(self.name) != self.bound:
                     return
         finally:
             self._end_spare()
@@ -293,8 +277,6 @@ class Server:
     def _fork_spare(self) -> None:
         import select
         import socket
-
-        from gatekeep.server import wire
 
         mine, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = os.fork()
@@ -335,8 +317,6 @@ class Server:
         """The spare took a line: it is now that line's worker, and the server gets the connection."""
         import socket
 
-        from gatekeep.server import wire
-
         pid, channel = self.spare
         self.spare = None
         self.poll.unregister(channel)
@@ -364,12 +344,11 @@ class Server:
             self._fork_spare()
             return
         self.ending = True
-        _unlink_own(self.name, self.bound)  # the next client finds none, and starts one
+        wire.unlink_if(self.name, self.bound)  # the next client finds none, and starts one
         self._refuse_waiting()
 
     def _refuse_waiting(self) -> None:
         """Answer STALE to the connections already waiting, and stop listening."""
-        from gatekeep.server import wire
 
         self.listener.setblocking(False)
         while True:
@@ -382,7 +361,6 @@ class Server:
         self.listener.close()
 
     def _reap(self) -> None:
-        from gatekeep.server import wire
 
         while True:
             try:
@@ -469,8 +447,6 @@ def _spare(listener, channel, stamp: Stamp) -> int:
     the new code, and the server, seeing its spare gone, ends."""
     import signal
 
-    from gatekeep.server import wire
-
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
@@ -509,7 +485,6 @@ def _spare(listener, channel, stamp: Stamp) -> int:
 def _worker(connection) -> int:
     """In the forked worker: take the client's place, run its command, give the exit status."""
     from gatekeep.main import devnull_over
-    from gatekeep.server import wire
 
     try:
         request, fds = wire.receive_request(connection)
@@ -533,7 +508,6 @@ def _as_client(request, fds: list[int]) -> int:
     from gatekeep.core import process
     from gatekeep.core.errors import HandBack
     from gatekeep.main import output_closed, run
-    from gatekeep.server import wire
 
     if request.fs_encoding != sys.getfilesystemencoding():
         return wire.HANDBACK_STATUS  # file names would read differently here

@@ -58,10 +58,34 @@ def private(directory: str) -> bool:
     return is_directory and found.st_uid == posix.getuid() and not found.st_mode & 0o077
 
 
+def socket_path(directory: str, name: str) -> str:
+    return f"{directory.rstrip('/')}/{name}"
+
+
+def identity(path: str) -> tuple[int, int, int] | None:
+    """Which file is at `path` (device, inode and change time: a new file may reuse an inode's
+    number); None when there is none."""
+    try:
+        found = posix.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_ctime_ns
+
+
+def unlink_if(path: str, seen: tuple[int, int, int] | None) -> None:
+    """Remove the socket at `path` if it is still the file `seen` (identity): never one that
+    another server has put in its place since."""
+    if seen is not None and identity(path) == seen:
+        try:
+            posix.unlink(path)
+        except OSError:
+            pass
+
+
 def address(directory: str, name: str) -> tuple[str, int | None]:
     """The path to bind or connect to `name` in `directory`, and a descriptor to close after:
     a path too long for a socket is reached through /proc/self/fd (Linux)."""
-    path = f"{directory.rstrip('/')}/{name}"
+    path = socket_path(directory, name)
     if len(_encoded(path)) <= MAX_PATH:
         return path, None
     try:
@@ -111,7 +135,7 @@ def encode_request(args: list[str], streams: list[tuple[str, str]]) -> bytes:
 
 
 class Request:
-    """A decoded request (decode_request)."""
+    """A decoded request (receive_request)."""
 
     __slots__ = ("umask", "pid", "ppid", "fs_encoding", "streams", "args", "environ")
 

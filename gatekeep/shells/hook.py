@@ -30,6 +30,7 @@ import shlex
 import sys
 
 from gatekeep.core import jsontext, resources
+from gatekeep.core.paths import server_dir  # baked in: where the warm checker meets the hook's checks
 
 SHELLS = ("bash", "zsh")
 SHELL_REINSTALL = "open a new shell (or one without the hook: bash --norc, zsh -f)"
@@ -50,7 +51,7 @@ def hook_argv(after_reinstall: str = SHELL_REINSTALL) -> list[str]:
         "try: from gatekeep.server.client import main\n"
         "except ImportError as e: sys.exit(f\"gatekeep: cannot import gatekeep from {sys.path[-1]} ({e}); "
         f"blocked. Reinstall it, then {after_reinstall}\")\n"
-        f"sys.exit(main({_literal(_server_dir())}))"
+        f"sys.exit(main({_literal(server_dir())}))"
     )
     return [sys.executable, "-I", "-S", "-c", code]
 
@@ -59,17 +60,6 @@ def _literal(value) -> str:
     """`value` (None, or strings in lists) as a Python literal without a single quote: JSON's
     strings are Python's."""
     return "None" if value is None else jsontext.dumps(value).replace("'", "\\u0027")
-
-
-def _server_dir() -> str | None:
-    """Where the warm checker meets the hook's checks (server/client.py); None: found each time."""
-    from gatekeep.core.errors import FatalError
-    from gatekeep.core.paths import get_paths
-
-    try:
-        return get_paths().server_dir
-    except FatalError:
-        return None
 
 
 def import_dirs() -> list[str]:
