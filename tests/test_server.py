@@ -31,10 +31,15 @@ from tests.shells import Shell, hook_text
 POLICY = "rules:\n  allow:\n    - touch allowed-*\n  deny:\n    - touch denied-*\n"
 
 
+def socket_file(name: str | None = None) -> Path:
+    """The socket of the server `name` (this gatekeep's by default) in the test's state directory."""
+    return Path(get_paths().server_dir) / (name or wire.socket_name())
+
+
 def server_pid(name: str | None = None) -> int | None:
     """The pid of the server of socket `name` (this gatekeep's by default), from its lock file."""
     try:
-        text = (Path(get_paths().server_dir) / f"{name or wire.socket_name()}.lock").read_text().strip()
+        text = Path(f"{socket_file(name)}.lock").read_text().strip()
     except FileNotFoundError:
         return None
     return int(text) if text else None
@@ -69,7 +74,7 @@ def served(monkeypatch, paths):
         name = name or wire.socket_name()
         names.add(name)
         gate(["check", "--no-prompt", "-q", "--", "true"], argv=argv)
-        wait_for(lambda: server_pid(name) is not None and (Path(paths.server_dir) / name).exists())
+        wait_for(lambda: server_pid(name) is not None and socket_file(name).exists())
         started.add(server_pid(name))
         return server_pid(name)
 
@@ -247,7 +252,7 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
     import socket
 
     pid = served()
-    socket_file = Path(get_paths().server_dir) / wire.socket_name()
+    path = socket_file()
     os.killpg(pid, signal.SIGSTOP)  # the server and its spare take no connection
     queued = []
     try:
@@ -255,7 +260,7 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
             connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             connection.setblocking(False)
             try:
-                connection.connect(str(socket_file))
+                connection.connect(str(path))
             except BlockingIOError:
                 connection.close()
                 break
@@ -263,7 +268,7 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
         started = time.monotonic()
         run = gate(["agent-hook", "claude"], stdin=RM_HOME_EVENT)
         assert _denied(run) and time.monotonic() - started < 15  # decided by the client itself
-        assert not socket_file.exists()  # taken from the stuck server: the next line is not held up
+        assert not path.exists()  # taken from the stuck server: the next line is not held up
     finally:
         for connection in queued:
             connection.close()
@@ -276,7 +281,7 @@ def _exchange_raw(payload: bytes) -> bytes:
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.settimeout(30)
-        connection.connect(str(Path(get_paths().server_dir) / wire.socket_name()))
+        connection.connect(str(socket_file()))
         assert connection.recv(1) == wire.ACCEPTED
         here = os.open(".", wire.DIRECTORY_FLAGS)
         try:
@@ -299,7 +304,7 @@ def _exchange_raw(payload: bytes) -> bytes:
 def test_a_request_that_is_not_one_is_handed_back_and_the_server_goes_on(served, payload):
     served()
     assert _exchange_raw(payload) == wire.HANDED_BACK  # never a RESULT: nothing was decided
-    assert (Path(get_paths().server_dir) / wire.socket_name()).exists()
+    assert socket_file().exists()
     run = gate(["check", "--no-prompt", "--", "touch denied-1"])
     assert (run.served, run.code) == (True, 1)
 
@@ -371,14 +376,13 @@ def test_a_worker_whose_client_hung_up_is_killed_before_it_records(served):
 
 def test_a_spare_left_by_a_killed_server_hands_its_line_back_and_a_new_server_starts(served):
     pid = served()
-    socket_file = Path(get_paths().server_dir) / wire.socket_name()
-    made = socket_file.stat().st_ctime_ns  # not its inode: a new socket file may reuse the number
+    made = socket_file().stat().st_ctime_ns  # not its inode: a new socket file may reuse the number
     os.kill(pid, signal.SIGKILL)  # the server alone: its spare still listens on the socket
     wait_for(lambda: not alive(pid))
     orphan = gate(["check", "--no-prompt", "--", "touch denied-1"])
     assert orphan.code == 1 and "gatekeep.judge.decide" in orphan.imported  # decided by the client itself
     gate(["check", "--no-prompt", "--", "git status"])  # finds nobody listening: starts a new server
-    wait_for(lambda: server_pid() != pid and socket_file.exists() and socket_file.stat().st_ctime_ns != made)
+    wait_for(lambda: server_pid() != pid and socket_file().exists() and socket_file().stat().st_ctime_ns != made)
     run = gate(["check", "--no-prompt", "--", "touch denied-1"])
     assert (run.served, run.code) == (True, 1)
 
@@ -442,7 +446,7 @@ def test_a_changed_gatekeep_is_not_served_by_the_old_server(served, tmp_path):
     after = gate(["check", "--no-prompt", "--", "touch denied-1"], argv=argv)
     assert (after.served, after.code) == (False, 1)
     wait_for(lambda: not alive(old))
-    wait_for(lambda: server_pid(name) not in (None, old) and (Path(get_paths().server_dir) / name).exists())
+    wait_for(lambda: server_pid(name) not in (None, old) and socket_file(name).exists())
     assert gate(["check", "--no-prompt", "--", "touch denied-1"], argv=argv).served
 
 
