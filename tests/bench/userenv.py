@@ -61,9 +61,14 @@ def hook_argv(env: dict) -> list[str]:
     -c …`, shells/hook.py), printed in that environment as `gatekeep hook` prints it: the hook
     bakes in where that user's warm checker listens, which this process's own HOME would put in
     the real home."""
-    code = "import json; from gatekeep.shells.hook import hook_argv; print(json.dumps(hook_argv()))"
-    printed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    return json.loads(printed.stdout)
+    key = tuple(sorted(env.items()))
+    if key not in _hook_argvs:
+        code = "import json; from gatekeep.shells.hook import hook_argv; print(json.dumps(hook_argv()))"
+        _hook_argvs[key] = json.loads(_made_in(env, code))
+    return _hook_argvs[key]
+
+
+_hook_argvs: dict[tuple, list[str]] = {}  # by environment: check_argv asks for each line
 
 
 def agent_hook_command(env: dict, agent: str) -> str:
@@ -73,7 +78,12 @@ def agent_hook_command(env: dict, agent: str) -> str:
         "import sys; from gatekeep.agents.setup import SETUPS; setup = SETUPS[sys.argv[1]]; "
         "print(setup.command(setup.start()))"
     )
-    printed = subprocess.run([sys.executable, "-c", code, agent], env=env, capture_output=True, text=True, check=True)
+    return _made_in(env, code, agent)
+
+
+def _made_in(env: dict, code: str, *args: str) -> str:
+    """What `code` prints, run by this interpreter in the environment `env`."""
+    printed = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True)
     return printed.stdout.rstrip("\n")
 
 
