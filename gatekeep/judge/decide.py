@@ -155,6 +155,7 @@ def _decide_command(
         why = f"could match {maybe.describe()}, depending on its variables or globs"
         return CommandVerdict(normalized, "ask", maybe, why)
     concern = _loss_or_secret(normalized, policy, writes, memo) or (secret and _read_why(secret))
+    concern = concern or _names_code_place(normalized, writes)
     if concern is not None and not _exact(matches.allow):
         return CommandVerdict(normalized, "ask", None, concern, exact=True)
     if normalized.exact_form and not _names_the_form(matches.allow, normalized):
@@ -175,6 +176,48 @@ def _decide_command(
         where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
         return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
     return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _names_code_place(normalized: Normalized, writes: WriteContext) -> str | None:
+    """A word of a command that may name a start-up file, ~/.ssh, .git/config or .git/hooks, or
+    gatekeep's own files (writes.code_place), where the data does not say the command only reads
+    that word: a tool gatekeep does not know, or an option it does not know, may write there
+    (`ln -sf x ~/.bashrc`, `git config -f ~/.bashrc`, `tar -tf x --index-file ~/.bashrc`). The
+    words it says are written were judged as writes already."""
+    from gatekeep.judge.protect import pieces
+    from gatekeep.judge.writes import code_place
+    from gatekeep.name.knowledge import form_of, read_operands
+
+    dynamic = {w.value for w in normalized.command.words if w.dynamic}
+    for form in normalized.deny_forms:
+        if not form or form in normalized.resolved_forms or not _may_name_code(form):
+            continue
+        found = form_of(list(form))
+        if found.read_only:
+            continue
+        known = set(argument_writes(form)) | set(found.writes) | set(read_operands(list(form)))
+        for word in form[1:]:
+            if word in known:
+                continue
+            for piece in pieces(word):
+                for directory in normalized.directories or ("",):
+                    named = code_place(piece, word in dynamic or piece.startswith("~"), writes, directory)
+                    if named:
+                        return (
+                            f"names {named}; gatekeep does not know that it only reads it, so it asks"
+                            " whatever rule allows the tool"
+                        )
+    return None
+
+
+_CODE_MARKS = (".ssh", ".git", "rc", "profile", "login", "logout", ".zsh", "aliases", ".envrc", ".npmrc", ".yarnrc", "gatekeep")
+
+
+def _may_name_code(form: tuple[str, ...]) -> bool:
+    """A cheap test first: whether a word of the form could name such a place at all."""
+    return any(c in w for w in form[1:] for c in ("$", "~", "`", "*", "?", "[")) or any(
+        mark in w for w in form[1:] for mark in _CODE_MARKS
+    )
 
 
 def _redirect_writes(normalized: Normalized) -> list:

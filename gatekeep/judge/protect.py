@@ -139,6 +139,23 @@ def glob_match(pattern: str, name: str) -> bool:
     return pattern[p:].strip("*") == ""
 
 
+_CLASSES = {
+    "alpha": str.isalpha,
+    "digit": str.isdigit,
+    "alnum": str.isalnum,
+    "upper": str.isupper,
+    "lower": str.islower,
+    "space": str.isspace,
+    "blank": lambda c: c in " \t",
+    "punct": lambda c: c.isprintable() and not c.isalnum() and not c.isspace(),
+    "print": str.isprintable,
+    "graph": lambda c: c.isprintable() and not c.isspace(),
+    "cntrl": lambda c: not c.isprintable(),
+    "xdigit": lambda c: c in "0123456789abcdefABCDEF",
+    "word": lambda c: c.isalnum() or c == "_",
+}
+
+
 def _bracket(pattern: str, start: int, char: str) -> tuple[int, bool]:
     """(index after the class, whether `char` is in it), or (0, False) when `[` opens no class."""
     i = start + 1
@@ -146,7 +163,12 @@ def _bracket(pattern: str, start: int, char: str) -> tuple[int, bool]:
     i += negate
     first, found = i, False
     while i < len(pattern) and (pattern[i] != "]" or i == first):
-        if i + 2 < len(pattern) and pattern[i + 1] == "-" and pattern[i + 2] != "]":
+        if pattern.startswith("[:", i) and ":]" in pattern[i + 2 :]:  # `[[:alpha:]]`
+            end = pattern.index(":]", i + 2)
+            test = _CLASSES.get(pattern[i + 2 : end])
+            found = found or test is None or test(char)  # a class nobody knows may hold anything
+            i = end + 2
+        elif i + 2 < len(pattern) and pattern[i + 1] == "-" and pattern[i + 2] != "]":
             found = found or pattern[i] <= char <= pattern[i + 2]
             i += 3
         else:
@@ -159,48 +181,55 @@ def _bracket(pattern: str, start: int, char: str) -> tuple[int, bool]:
 
 # --- which paths a word names ---
 
-_ANY = "\x00"  # stands for a part of a word known only at run time
-_KNOWN = "\x01"  # stands for a word judged already (a loop's variable): matches no pattern
+from gatekeep.name.expand import ANY as _ANY
+from gatekeep.name.expand import KNOWN as _KNOWN
+from gatekeep.name.expand import expand
+
+ANYWHERE = _ANY + "/"  # starts a path known only by its end: ANYWHERE + ".ssh/id_rsa"
 
 
 def places(
     word: str,
     dynamic: bool,
     home: str,
-    directory: str,
+    directory: str | None,
     known: frozenset[str] = frozenset(),
     wanted=None,
     existing: bool = False,
     memo: dict | None = None,
 ) -> list[str]:
     """The absolute paths `word` may name when run in `directory`: as written and through links;
-    a dynamic word with its braces, `~`, exported variables and globs expanded as the shell
-    would (an unknown part matches any name in its place, dotfiles too; a variable in `known`,
-    a loop's over words judged already, matches nothing)). With `wanted` (an _Index), a glob
-    keeps only the names the entries could protect; `existing`: only paths that exist (a read
-    of what does not exist reads nothing: `git add .env` with no .env). `memo` keeps the real
+    its braces, tilde and parameter expansions evaluated as the shell would where they are known
+    here (expand.py), an unknown part matching any name in its place, dotfiles too, when it stands
+    inside the path (a variable in `known`, a loop's over words judged already, matches nothing).
+    A path whose start is known only at run time (`~-/.env`, `$(pwd)/../.ssh/id_rsa`, a relative
+    path after a cd to somewhere computed, `directory` None) is ANYWHERE and what it ends in.
+    With `wanted` (an _Index), a glob keeps only the names the entries could protect; `existing`:
+    only a glob's matches that exist (a glob matching nothing is no path). `memo` keeps the real
     paths of the directories found, for one command (see writes.real_path)."""
     if "\x00" in word:
         return []  # no path holds a NUL: the kernel takes it for the name's end
     words = [word]
-    if dynamic:
-        if "{" in word:
-            from gatekeep.read.shellwords import expand_braces
+    if dynamic and "{" in word:
+        from gatekeep.read.shellwords import expand_braces
 
-            words = expand_braces(word) or [word]
-        words = [_expand(w, home, known) for w in words]
-    elif word == "~" or word.startswith("~/"):
-        words = [home + word[1:]]
+        words = expand_braces(word) or [word]
+    if dynamic or word.startswith("~"):
+        words = [expand(w, home, directory, known) for w in words]
     found: list[str] = []
     for w in words:
-        path = posixpath.normpath(posixpath.join(directory, w))
-        if dynamic and (_ANY in path or any(c in path for c in "*?[")):
+        path = _joined(directory, w)
+        if path.startswith(ANYWHERE):
+            found.append(path)
+        elif dynamic and (_ANY in path or any(c in path for c in "*?[")):
             found += _glob(path, wanted)
-        elif not existing or os.path.lexists(path):
+        elif not existing or "/" in w or os.path.lexists(path) or _plain(w):
             found.append(path)
     resolved = []
     for path in found:
         resolved.append(path)
+        if path.startswith(ANYWHERE):
+            continue
         try:
             real = real_path(path, memo)
         except (OSError, ValueError):
@@ -210,51 +239,35 @@ def places(
     return resolved
 
 
-def _expand(word: str, home: str, known: frozenset[str] = frozenset()) -> str:
-    """`~`, `$HOME` and exported variables replaced by their values; what cannot be known here
-    (a shell variable, a `$( )`, `$1`) by _ANY."""
-    if word == "~" or word.startswith("~/"):
-        word = home + word[1:]
-    out, i = [], 0
-    while i < len(word):
-        c = word[i]
-        if c == "`":
-            end = word.find("`", i + 1)
-            out.append(_ANY)
-            i = len(word) if end < 0 else end + 1
-        elif c == "$" and i + 1 < len(word):
-            name, end = _variable(word, i)
-            value = home if name == "HOME" else os.environ.get(name) if name else None
-            out.append(_KNOWN if name in known else value if value is not None else _ANY)
-            i = end
+def _plain(word: str) -> bool:
+    """A name with nothing of an option or a value about it (`.env`, `id_rsa`): read by name,
+    whether or not it exists yet (a line may make it before it reads it)."""
+    return bool(word) and word[0] not in "-+:@%" and "=" not in word
+
+
+def _joined(directory: str | None, word: str) -> str:
+    """`word` (expanded) resolved in `directory`, normalized; ANYWHERE and its known end when its
+    start is known only at run time: an unknown part stands before its last part (`$X/.env`,
+    `/home/$U/.ssh/id_rsa`: it may hold several directories, `..` too), or it is relative to a
+    directory known only at run time (None)."""
+    anywhere = False
+    if not word.startswith("/"):
+        if directory is None:
+            anywhere = True
         else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _variable(word: str, at: int) -> tuple[str | None, int]:
-    """The variable `$NAME` or `${NAME}` at `at` names, and where it ends; (None, end) for any other
-    expansion (`${x:-y}`, `$(…)`, `$1`)."""
-    nxt = word[at + 1]
-    if nxt == "{":
-        end = word.find("}", at)
-        inner = word[at + 2 : end] if end > 0 else ""
-        return (inner if inner.isidentifier() else None), (len(word) if end < 0 else end + 1)
-    if nxt == "(":
-        depth, i = 0, at + 1
-        while i < len(word):
-            depth += {"(": 1, ")": -1}.get(word[i], 0)
-            if depth == 0:
-                return None, i + 1
-            i += 1
-        return None, len(word)
-    i = at + 1
-    while i < len(word) and (word[i].isalnum() or word[i] == "_"):
-        i += 1
-    if i == at + 1:
-        return None, at + 2  # `$1`, `$@`, `$$`
-    return word[at + 1 : i], i
+            word = directory.rstrip("/") + "/" + word
+    parts = word.split("/")
+    cut = max((i for i, part in enumerate(parts[:-1]) if _ANY in part), default=-1)
+    if cut >= 0:
+        anywhere, parts = True, parts[cut + 1 :]
+    stack: list[str] = []
+    for part in parts:
+        if part == "..":
+            if stack:
+                stack.pop()
+        elif part not in ("", "."):
+            stack.append(part)
+    return ANYWHERE + "/".join(stack) if anywhere else "/" + "/".join(stack)
 
 
 def _glob(path: str, wanted=None) -> list[str]:
@@ -380,8 +393,8 @@ def _stricter(hit: Hit | None, found: Hit | None) -> bool:
 
 def pieces(word: str) -> list[str]:
     """The parts of a word that may name a path: the word, what follows an `=` (`if=F`,
-    `--file=F`), and the path before a `:` (`-v ~/.aws:/root/.aws`); never a URL, nor git's
-    `:/` or `HEAD:file` (a commit's content, or the whole tree by pathspec)."""
+    `--file=F`), the path before a `:` (`-v ~/.aws:/root/.aws`) and the relative one after it
+    (git's `HEAD:.env` and `:.env`, the file as a commit or the index holds it); never a URL."""
     if "://" in word:
         return []
     found = [word.split("=", 1)[1]] if "=" in word else []  # first: it names the file a message shows
@@ -389,6 +402,8 @@ def pieces(word: str) -> list[str]:
         found.append(word)
     if ":" in word:
         found += [s for w in list(found) if (s := w.split(":", 1)[0]).startswith(("/", "~", "."))]
+        # git's REV:PATH and :PATH (`git show HEAD:.env`), a container's or host's PATH: what it names
+        found += [s for w in list(found) if ":" in w and (s := w.split(":", 1)[1]) and s[:1] not in ":/"]
     return list(dict.fromkeys(p for p in found if p))
 
 
@@ -410,6 +425,13 @@ def judge_path(
     found = None
     wanted_names = index if dynamic else None
     for path in places(word, dynamic, home, directory, known, wanted_names, action == "read", memo):
+        if path.startswith(ANYWHERE):
+            tail = [part for part in path[len(ANYWHERE) :].split("/") if part]
+            for entry, _ in index.anchors if tail else ():
+                hit = Hit(entry, "…/" + "/".join(tail), False) if may_end(entry, tail, home) else None
+                if _stricter(hit, found):
+                    found = hit
+            continue
         directory_read = None  # stat the path only when an anchored entry could lie below it
         name = path.rsplit("/", 1)[-1]
         named = index.useful(name)  # some name pattern could match it
@@ -425,6 +447,27 @@ def judge_path(
             if _stricter(hit, found):
                 found = hit
     return found
+
+
+def may_end(entry: Entry, tail: list[str], home: str) -> bool:
+    """Whether some path ending in the parts `tail` is one the entry protects: an anchored pattern
+    whose end (or a part of it, then anything below) the tail can be, a name pattern matching its
+    last part, a `dir/name` pattern matching its end; unless a name pattern among the entry's
+    excepts takes that last part back (an anchored except cannot be known to hold)."""
+    if any("/" not in e.strip("/") and not e.startswith(("~", "/")) and glob_match(e, tail[-1]) for e in entry.excepts):
+        return False
+    pattern = entry.path
+    if pattern.startswith("~/") or pattern == "~":
+        pattern = home + pattern[1:]
+    wanted = [part for part in pattern.strip("/").split("/") if part]
+    if pattern.startswith("/"):
+        # (the unknown start may not swallow the whole anchor: then any path at all would be it)
+        return any(_parts_match([*wanted[k:], "**"], tail) for k in range(len(wanted)))
+    if len(wanted) == 1:
+        return glob_match(wanted[0], tail[-1])
+    return any(_parts_match(wanted[k:], tail) for k in range(len(wanted))) or any(
+        _parts_match(wanted, tail[i:]) for i in range(len(tail))
+    )
 
 
 def _may_match(pattern: str, anchored: str | None, path: str, name: str, named: bool) -> bool:
@@ -445,7 +488,7 @@ def judge_reads(
     (module docstring), or None. feeds_on(): what the command prints goes on to another command
     (a pipe, a `$( )`), so naming a protected file counts too."""
     from gatekeep.judge.writes import argument_writes
-    from gatekeep.name.knowledge import credential_values, reads_no_content
+    from gatekeep.name.knowledge import credential_values, reads_no_content, trees_read
 
     command = normalized.command
     dynamic = {w.value for w in command.words if w.dynamic}
@@ -461,15 +504,57 @@ def judge_reads(
             skipped.update(argument_writes(form))
         words += [(w, w in dynamic) for w in form[1:] if w not in skipped]
     found = None
+    trees = [t for form in normalized.deny_forms if form and form not in normalized.resolved_forms for t in trees_read(list(form))]
     memo: dict = {}  # the directories' real paths, for this command
-    # a directory known only at run time (None): relative words are judged here, which can miss
-    for directory in dict.fromkeys(d or cwd for d in normalized.directories or ("",)):
+    # a directory known only at run time (None): a relative word may be anywhere, by its end
+    for directory in dict.fromkeys(cwd if d == "" else d for d in normalized.directories or ("",)):
         for word, is_dynamic in dict.fromkeys(words):
             for piece in pieces(word):
                 hit = judge_path(entries, "read", piece, is_dynamic, home, directory, known, memo)
                 if _stricter(hit, found and found[0]):
                     found = (hit, piece)
+        for tree in trees if found is None or found[0].entry.verdict != "deny" else ():
+            hit = tree_holds(entries, tree, home, directory)
+            if _stricter(hit, found and found[0]):
+                found = (hit, tree)
     return found
+
+
+MAX_TREE_ENTRIES = 20_000  # entries a tree read is looked through; past that it may hold anything
+
+
+def tree_holds(entries: tuple[Entry, ...], tree: str, home: str, directory: str | None) -> Hit | None:
+    """A protected path below the directory `tree` that a command reads whole (`grep -r`, `rg`,
+    `diff -r`): by its name (`.env` anywhere below), looked for now, at most MAX_TREE_ENTRIES
+    entries; a tree larger than that, or one known only at run time, may hold one."""
+    wanted, index = _wanted(entries, "read", home)
+    if not wanted:
+        return None
+    named = [e for e, anchored in index.anchors if anchored is None]
+    if not named:
+        return None  # anchored entries are seen as held by judge_path
+    root = None if directory is None and not tree.startswith("/") else _joined(directory, tree)
+    if root is None or root.startswith(ANYWHERE) or _ANY in root:
+        return Hit(named[0], tree, True)
+    budget, todo = MAX_TREE_ENTRIES, [root]
+    while todo:
+        current = todo.pop()
+        try:
+            with os.scandir(current) as found:
+                for entry in found:
+                    budget -= 1
+                    if budget < 0:
+                        return Hit(named[0], f"{tree} (more than {MAX_TREE_ENTRIES:,} entries)", True)
+                    path = current.rstrip("/") + "/" + entry.name
+                    if index.useful(entry.name):
+                        for e in named:
+                            if protects(e, path, home):
+                                return Hit(e, path, True)
+                    if entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+                        todo.append(path)
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})  # they read the files they write

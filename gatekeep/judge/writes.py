@@ -23,6 +23,7 @@ import posixpath
 from gatekeep.core.lazyre import lazy
 from gatekeep.core.records import record
 from gatekeep.judge.project import FILE_NAME as PROJECT_POLICY
+from gatekeep.name.expand import ANY, KNOWN, expand, tilde
 
 HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 RC_FILES = (
@@ -46,8 +47,6 @@ CODE_CONFIG = (".gitconfig", ".npmrc", ".yarnrc", ".curlrc", ".wgetrc", ".netrc"
 # Raw disks: writing one destroys its file systems.
 _DISK = lazy(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)")
 _OTHER_HOME = lazy(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
-_HOME_PREFIX = lazy(r"^(~|\$HOME|\$\{HOME\})(?=/|$)")
-_CWD_PREFIX = lazy(r"^(~\+|\$PWD|\$\{PWD\})(?=/|$)")  # another user's home (~root) stays unknown
 
 
 class WriteContext(record("WriteContext", "cwd home protected path_dirs", defaults=((), ()))):
@@ -130,14 +129,14 @@ def _judge_one(
 ) -> tuple[str, str] | None:
     if target in HARMLESS:
         return None
-    literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
-    literal = _CWD_PREFIX.sub((directory or ctx.cwd).replace("\\", "\\\\"), literal)
     homes = [ctx.home]
-    other = _OTHER_HOME.match(literal)
-    if other and os.path.expanduser(f"~{other.group(1)}") != f"~{other.group(1)}":  # ~root/.bashrc
-        homes.append(os.path.expanduser(f"~{other.group(1)}"))
-        literal = homes[-1] + literal[other.end() :]
-    if literal.startswith("~") or (dynamic and any(c in literal for c in "$`*?[")):
+    other = _OTHER_HOME.match(target)
+    if other:  # ~root/.bashrc: that user's start-up files are protected too
+        home = tilde(other.group(1), ctx.home, directory)
+        if home not in (ANY, ctx.home):
+            homes.append(home)
+    literal = expand(target, ctx.home, directory) if dynamic or target.startswith("~") else target
+    if ANY in literal or KNOWN in literal or (dynamic and any(c in literal for c in "*?[")):
         return "ask", f"writes to {target}, a path computed at run time"
     if directory is None and not literal.startswith("/"):
         return "ask", f"writes to {target} in a directory known only at run time (after a cd)"
@@ -229,6 +228,61 @@ def _within(path: str, places: tuple[frozenset[str], tuple[str, ...]]) -> bool:
     return path in exact or path.startswith(below)
 
 
+# What a command may not even name, unless the data says it only reads that word: files whose
+# content runs code or holds the gate (decide.py asks).
+GIT_CODE = ("config", "hooks")  # .git/config (fsmonitor, aliases) and .git/hooks run code
+
+
+def code_place(word: str, dynamic: bool, ctx: WriteContext, directory: str | None = "") -> str | None:
+    """What `word` names, if it may be a shell start-up file, a file in ~/.ssh, a repository's
+    .git/config or .git/hooks, a file whose settings run commands (~/.gitconfig, ~/.npmrc),
+    a project policy or one of gatekeep's own files; else None. A path whose start is known
+    only at run time (`~-/.bashrc`, `$X/.git/config`) counts by its end."""
+    if word in HARMLESS or not word or word[0] == "-" or "://" in word:
+        return None
+    literal = expand(word, ctx.home, ctx.cwd if directory == "" else directory) if dynamic or word[:1] == "~" else word
+    parts = [p for p in literal.split("/") if p not in ("", ".")]
+    if not parts or KNOWN in literal:
+        return None
+    name = parts[-1]
+    if ANY in literal:  # judged by its end: what follows the last unknown part
+        tail = literal.rsplit(ANY, 1)[1].strip("/").split("/")
+        if tail[-1] in RC_FILES or tail[-1] in CODE_CONFIG or ".ssh" in tail[:-1] or _git_code(tail):
+            return f"{word} (a path computed at run time, ending in {'/'.join(tail)})"
+        return None
+    if directory is None and not literal.startswith("/"):  # after a cd known only at run time: by its end
+        if name in RC_FILES or name in CODE_CONFIG or ".ssh" in parts[:-1] or _git_code(parts):
+            return f"{word} (in a directory known only at run time)"
+        return None
+    path = "/" + os.path.normpath(os.path.join(ctx.cwd if directory == "" else directory, literal)).lstrip("/")
+    for candidate in dict.fromkeys((path, os.path.realpath(path))):
+        found = _code_place(candidate, ctx)
+        if found:
+            return found if candidate == path else f"{word}, a link to {found}"
+    return None
+
+
+def _git_code(parts: list[str]) -> bool:
+    return any(p == ".git" and parts[i + 1 : i + 2] and parts[i + 1] in GIT_CODE for i, p in enumerate(parts))
+
+
+def _code_place(path: str, ctx: WriteContext) -> str | None:
+    parent, _, name = path.rpartition("/")
+    parts = path.split("/")
+    homes = (ctx.home, os.path.realpath(ctx.home))
+    if parent in homes and (name in RC_FILES or name in CODE_CONFIG):
+        return f"{path}, a file whose content runs commands"
+    if any(path == f"{h}/.ssh" or path.startswith(f"{h}/.ssh/") for h in homes):
+        return f"{path}, in ~/.ssh"
+    if _git_code(parts):
+        return f"{path}, a repository's code (.git/config and .git/hooks run commands)"
+    if name == PROJECT_POLICY:
+        return f"{path}, a project policy"
+    if any(path == p or path.startswith(p.rstrip("/") + "/") for p in ctx.protected):
+        return f"{path}, one of gatekeep's own files"
+    return None
+
+
 TEMPORARY = ("/tmp", "/var/tmp")  # and $TMPDIR: what lies below them is disposable by name
 
 
@@ -244,8 +298,8 @@ def judge_removal(
     `memo`, a dict kept for one line, keeps the working tree, the real home directory and the
     real directories on the way: each removal looked them up anew (~80 µs)."""
     memo = {} if memo is None else memo
-    literal = _HOME_PREFIX.sub(ctx.home.replace("\\", "\\\\"), target)
-    if literal.startswith("~") or any(c in literal for c in "$`"):
+    literal = expand(target, ctx.home, ctx.cwd if directory == "" else directory) if target[:1] in "~$`" or "$" in target else target
+    if ANY in literal or KNOWN in literal:
         return f"removes {target}, a path computed at run time, which may hold work"
     if directory is None and not literal.startswith("/"):
         return f"removes {target} in a directory known only at run time (after a cd)"

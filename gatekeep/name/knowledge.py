@@ -91,6 +91,8 @@ LIST_KEYS = (
     "credential-options",
     "content-options",
     "shell-calls",
+    "reads-trees-with",
+    "pattern-options",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -100,6 +102,10 @@ BOOL_KEYS = (
     "read-only",
     "sql-operands",
     "reads-no-content",
+    "options-anywhere",
+    "reads-operands",
+    "reads-trees",
+    "pattern-operand",
 )
 EXAMPLES = "examples"  # checked by the tests, not compiled
 # runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
@@ -161,7 +167,7 @@ def load_knowledge() -> Knowledge:
             return _packed(compile_tools(tuple(zip(names, texts, strict=True))))
 
         files = [os.path.join(directory, name) for name in names]
-        tables, aliases = cached_files(get_paths().cache_dir, "tools-3", files, build)
+        tables, aliases = cached_files(get_paths().cache_dir, "tools-4", files, build)
         _knowledge = Knowledge(dict(tables), aliases)
     return _knowledge
 
@@ -184,6 +190,8 @@ def compile_tools(sources) -> tuple[dict, dict]:
             if tool in tables:
                 raise ValueError(f"{where} is defined twice")
             tables[tool] = _compile_table(table, where)
+            if tables[tool].get("options-anywhere"):  # `kubectl get pods -n dev`: the tool's own options
+                _inherit(tables[tool], tables[tool])
             for alias in table.get("aliases", ()):
                 if alias in aliases or alias in tables:
                     raise ValueError(f"{where}: the alias {alias!r} names another tool too")
@@ -192,6 +200,19 @@ def compile_tools(sources) -> tuple[dict, dict]:
     if clash:
         raise ValueError(f"the alias {clash[0]!r} names another tool too")
     return tables, aliases
+
+
+INHERITED = ("value-options", "optional-value-options", "flags")
+
+
+def _inherit(root: dict, table: dict) -> None:
+    """A tool whose own options may follow its subcommands (`options-anywhere`): every
+    subcommand reads them too (value options take their values, and all are known)."""
+    for sub in table["sub"].values():
+        for key in INHERITED:
+            if key in root:
+                sub[key] = sub.get(key, frozenset()) | root[key]
+        _inherit(root, sub)
 
 
 def _compile_table(table: dict, where: str) -> dict:
@@ -257,13 +278,46 @@ def _spec_of(table: dict) -> Spec:
     values = table.get("value-options", frozenset())
     optional = table.get("optional-value-options", frozenset())
     code = table.get("code-options", frozenset())
-    named = (
-        values | optional | code | table.get("flags", frozenset()) | table.get("ends-options", frozenset())
-    ) | table.get("program-options", frozenset())
-    named |= table.get("interactive-options", frozenset()) | table.get("config-options", frozenset())
-    named |= table.get("content-options", frozenset())
     ends = table.get("ends-options", frozenset())
-    return spec_for(values, named, optional, code, ends, table.get("program-operand", False))
+    return spec_for(values, known_options(table), optional, code, ends, table.get("program-operand", False))
+
+
+# Every key whose words are options the table knows (loss-options holds groups: `-d -f`).
+OPTION_KEYS = (
+    "value-options",
+    "optional-value-options",
+    "flags",
+    "code-options",
+    "ends-options",
+    "program-options",
+    "interactive-options",
+    "config-options",
+    "name-options",
+    "number-options",
+    "maybe-name-options",
+    "script-options",
+    "read-only-if",
+    "state-options",
+    "write-options",
+    "loss-options",
+    "removes-with",
+    "secret-options",
+    "credential-options",
+    "content-options",
+    "reads-trees-with",
+    "pattern-options",
+)
+_known: dict[int, tuple[dict, frozenset[str]]] = {}
+
+
+def known_options(table: dict) -> frozenset[str]:
+    """Every option a tool's (or subcommand's) table names, whatever it does: an option outside
+    this set is one gatekeep knows nothing about (`tar --index-file`), never a harmless one."""
+    kept = _known.get(id(table))
+    if kept is None or kept[0] is not table:
+        words = [w for key in OPTION_KEYS for group in table.get(key, ()) for w in group.split()]
+        kept = _known[id(table)] = (table, frozenset(w for w in words if w.startswith("-")) | HELP)
+    return kept[1]
 
 
 def runs_code(argv: list[str], fed: bool) -> str | None:
@@ -333,11 +387,15 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
     return None
 
 
-class Form(record("Form", "read_only loss loss_class secret writes removes", defaults=(None, None, None, (), ()))):
+class Form(
+    record("Form", "read_only loss loss_class secret writes removes unknown", defaults=(None, None, None, (), (), ()))
+):
     """What one command's form does, by the data: only reads (read_only); loses work (loss says
     what, loss_class which class of loss: git, files...); reads a secret (secret says how); writes
     the files named by its write options and operands (writes); removes the trees its operands
-    name (removes: `rm -r`, judged against the working tree by decide.py)."""
+    name (removes: `rm -r`, judged against the working tree by decide.py); unknown: the options
+    on the line the data does not know for that form, which make its effect unknown (never
+    read-only: `tar -tf x --index-file F` writes F)."""
 
     __slots__ = ()
 
@@ -356,6 +414,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         return Form(bool(argv[1:]) and set(argv[1:]) <= HELP)
     table, args, root = found[1], argv[1:], found[1]
     state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
+    unknown: list[str] = []
     while True:
         parsed = parse(args, spec_of(table))
         loss_class = table.get("loss-class", loss_class)
@@ -371,18 +430,53 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         if not secret and "secret" in table and (parsed.has(*options) if options else True):
             secret = f"{shown}: {table['secret']}"
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
+        # the options this level reads: all of them, or those before its subcommand's name
+        own = parsed if sub is None else parse(args[: parsed.first_operand], spec_of(table))
+        known = known_options(table)
+        unknown += [option for option, _ in own.options if option not in known]
         if sub is None:
             break
         shown += " " + args[parsed.first_operand]
         table, args = sub, args[parsed.first_operand + 1 :]
-    read_only = bool(table.get("read-only")) and not state and not writes
+    read_only = bool(table.get("read-only")) and not state and not writes and not unknown
     if read_only and len(parsed.operands) > table.get("max-operands", len(parsed.operands)):
         read_only = parsed.has(*table.get("read-only-if", ()))  # `git branch NAME` makes one, `git branch -l X` lists
-    elif not read_only and not state and not writes and parsed.has(*table.get("read-only-if", ())):
+    elif not read_only and not state and not writes and not unknown and parsed.has(*table.get("read-only-if", ())):
         read_only = True
     if not read_only and args and set(args) <= HELP and not state:
         read_only = True
-    return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes))
+    return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown))
+
+
+def trees_read(argv: list[str]) -> list[str]:
+    """The directories the form reads whole, files and all (`grep -r X src`, `rg X`, `diff -r a b`,
+    `git grep --untracked`): its operands when its table says `reads-trees`, or one of its
+    `reads-trees-with` options is given; `.` when it names none (`grep -R X`)."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    for table, parsed in _down(found[1], argv[1:]):
+        if table.get("reads-trees") or parsed.has(*table.get("reads-trees-with", ())):
+            operands = [w for w in parsed.operands if w != "-"]
+            skip = table.get("pattern-operand", False) and not parsed.has(*table.get("pattern-options", ()))
+            operands = operands[1:] if skip else operands
+            return operands or ["."]
+    return []
+
+
+def read_operands(argv: list[str]) -> list[str]:
+    """The operands the data says the form only reads: those beside its written ones (`cp A B`
+    reads A: write-operands = "last"), and all of them when its table says `reads-operands`."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    table, parsed = None, None
+    for table, parsed in _down(found[1], argv[1:]):
+        pass
+    if table.get("reads-operands"):
+        return list(parsed.operands)
+    written = _written_operands(table.get("write-operands"), parsed.operands)
+    return [w for w in parsed.operands if w not in written] if written else []
 
 
 def _kinds(word: str) -> frozenset[str]:

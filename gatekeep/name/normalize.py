@@ -335,6 +335,19 @@ def _home_spelled_out(word: str, home: str) -> str:
         spelling = f"~{_user(home) if user is None else user}"
         if word == spelling or word.startswith(spelling + "/"):
             return home + word[len(spelling) :]
+        name = word[1:].split("/", 1)[0]
+        if name[:1] not in ("+", "-", "") and not name.isdigit():  # `~root`: root's home, maybe this one
+            from gatekeep.name.expand import ANY, tilde
+
+            other = tilde(name, home, None)
+            if other != ANY:
+                return other + word[1 + len(name) :]
+    elif word.startswith("${") or "$" in word[1:]:  # `${HOME%/}`, `$HOME$X`: written out where known
+        from gatekeep.name.expand import ANY, KNOWN, expand
+
+        written = expand(word, home, None)
+        if ANY not in written and KNOWN not in written:
+            return written
     return word
 
 
@@ -525,6 +538,8 @@ def _resolved(word: str, directory: str, home: str, prefix: tuple[str, str]) -> 
 def _in(directory: str, word: str) -> str:
     """A relative path word resolved against `directory`; options, absolute, home-relative and
     computed words as they are."""
+    if word == "~+" or word.startswith("~+/"):  # the directory the command runs in
+        return directory + word[2:]
     if not word or word[0] in "-/~$`<>" or "=" in word:
         return word
     return posixpath.join(directory, word)

@@ -1,0 +1,193 @@
+"""Judging what a command does, not what it is called (issue: effects).
+
+Table-driven, stage by stage: what a word's spellings expand to (expand.py); every
+spelling of a protected or secret path, generated and crossed with the paths, asks or
+is denied; an option the data does not know makes a form's effect unknown; a word
+that may name a start-up file, ~/.ssh, .git/config or .git/hooks asks unless the data
+says it is only read; a directory read whole asks when it holds a protected name.
+Each line is decided with the built-in policy, in a repository under a throw-away home.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+
+from gatekeep.judge.gate import evaluate, write_context
+from gatekeep.name.expand import ANY, expand
+from gatekeep.name.knowledge import form_of
+from tests.conftest import policy_from, write
+
+ALLOW_ALL = "default: allow\n"
+
+
+@pytest.fixture
+def project(isolated_home, tmp_path, monkeypatch):
+    """A git repository holding a .env, under a home holding an SSH key and start-up files."""
+    home = isolated_home
+    write(home / ".ssh" / "id_rsa", "KEY\n")
+    write(home / ".aws" / "credentials", "[default]\n")
+    write(home / ".bashrc", "# rc\n")
+    repo = home / "work" / "proj"
+    (repo / ".git" / "hooks").mkdir(parents=True)
+    write(repo / ".git" / "config", "[core]\n")
+    write(repo / ".env", "TOKEN=1\n")
+    write(repo / "src" / "app.py", "print(1)\n")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def decide(line: str, policy_text: str = "", cwd=None):
+    cwd = str(cwd or os.getcwd())
+    return evaluate(line, policy_from(policy_text), cwd, write_context(cwd))
+
+
+@pytest.mark.parametrize(
+    "word,expected",
+    [
+        ("~", "/h"),
+        ("~/x", "/h/x"),
+        ("~+/.env", "/h/proj/.env"),
+        ("~-/.env", ANY + "/.env"),
+        ("~2/x", ANY + "/x"),
+        ("~+1/x", ANY + "/x"),
+        ("~root", "/root"),
+        ("~no_such_user_xyz/.ssh", ANY + "/.ssh"),  # zsh: a named directory, or a parameter
+        ("$HOME/.ssh", "/h/.ssh"),
+        ("${HOME}/.ssh", "/h/.ssh"),
+        ("${HOME%/}/.ssh", "/h/.ssh"),
+        ("${HOME:-x}/.aws", "/h/.aws"),
+        ("${HOME-x}/.aws", "/h/.aws"),
+        ("/${HOME#/}/.netrc", "/h/.netrc"),
+        ("${PWD%/*}/.ssh", "/h/.ssh"),
+        ("${HOME##*/}", "h"),
+        ("${HOME:+set}", "set"),
+        ("$(pwd)/../.ssh", ANY + "/../.ssh"),
+        ("`pwd`/x", ANY + "/x"),
+        ("$UNSET_VAR_XYZ/x", ANY + "/x"),
+        ("${UNSET_VAR_XYZ:-/h}/x", ANY + "/x"),  # a shell variable may hold anything
+        ("${HOME/h/g}", ANY),
+        ("$1/x", ANY + "/x"),
+    ],
+)
+def test_expand_writes_out_what_is_known_and_marks_the_rest(word, expected):
+    assert expand(word, "/h", "/h/proj", env={}) == expected
+
+
+# Every spelling of each secret: a template with {} for the path below the home directory.
+HOME_SPELLINGS = [
+    "~/{}",
+    "~+/../../{}",
+    "~-/{}",
+    "~1/{}",
+    "~HOME/{}",
+    "${HOME}/{}",
+    "${HOME%/}/{}",
+    "${HOME:-x}/{}",
+    "${HOME:=x}/{}",
+    "/${HOME#/}/{}",
+    "${PWD%/*/*}/{}",
+    "$(pwd)/../../{}",
+    "`pwd`/../../{}",
+    "$(echo ~)/{}",
+    "$SOMEWHERE/{}",
+    "{}",  # after `cd` to somewhere computed (below)
+]
+HOME_SECRETS = [".ssh/id_rsa", ".aws/credentials"]
+
+
+@pytest.mark.parametrize("spelling,secret", list(itertools.product(HOME_SPELLINGS, HOME_SECRETS)))
+def test_every_spelling_of_a_secret_below_home_asks(project, spelling, secret):
+    word = spelling.replace("{}", secret)
+    line = f"cat {word}" if spelling != "{}" else f"cd $SOMEWHERE && cat {word}"
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision != "allow", (line, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cat ~+/.env",
+        "cat .[[:alpha:]]nv",
+        "cat .[[:lower:]]n[[:alpha:]]",
+        "cat $(pwd)/.env",
+        "git show HEAD:.env",
+        "git show :.env",
+        "git cat-file -p :.env",
+        "cd - && cat .env",
+        "cd ~- && cat .env",
+        "cd $OLDPWD && cat .env",
+        "popd && cat .env",
+    ],
+)
+def test_spellings_of_a_project_secret_ask(project, line):
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision != "allow", verdict.reason
+
+
+def test_a_secret_read_asks_whether_or_not_the_file_exists(project):
+    (project / ".env").unlink()
+    assert decide("cat .env", ALLOW_ALL).decision == "ask"
+    assert decide("cat .env.example", ALLOW_ALL).decision == "allow"
+
+
+def test_root_home_spelled_by_name_is_the_home_directory_for_deny_rules(project, monkeypatch):
+    import pwd
+
+    me = pwd.getpwuid(os.getuid())
+    monkeypatch.setenv("HOME", me.pw_dir)
+    verdict = decide(f"rm -rf ~{me.pw_name}")
+    assert verdict.decision == "deny", verdict.reason
+    assert decide("rm -rf ${HOME%/}").decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "argv,read_only",
+    [
+        (["date", "+%F"], True),
+        (["date", "--se=2020-01-01"], False),  # an abbreviation of --set
+        (["date", "--set", "2020-01-01"], False),
+        (["ls", "--no-such-option"], False),
+        (["cat", "-Z", "x"], False),
+        (["cat", "--help"], True),
+        (["git", "status", "--no-such-option"], False),
+    ],
+)
+def test_an_option_the_data_does_not_know_makes_the_effect_unknown(argv, read_only):
+    form = form_of(argv)
+    assert form.read_only is read_only, form
+    if not read_only and "--se" not in argv[1] and "--set" not in argv:
+        assert form.unknown
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ln -sf /tmp/evil ~/.bashrc",
+        "ln -s x .git/hooks/pre-commit",
+        "rsync /tmp/evil ~/.bashrc",
+        "touch ~/.ssh/authorized_keys",
+        "git config -f .git/config core.fsmonitor CMD",
+        "git config -f ~/.bashrc a.b x",
+        "git merge-file ~/.bashrc ~/.bashrc payload",
+        "git bundle create ~/.bashrc HEAD",
+        "python3 -m json.tool in.json ~/.bashrc",
+        "some-tool-nobody-knows --out=~/.zshrc",
+        "some-tool-nobody-knows ~-/.bashrc",
+        "cd $SOMEWHERE && some-tool .git/config",
+    ],
+)
+def test_a_word_naming_a_code_place_asks_under_a_broad_rule_unless_only_read(project, line):
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision != "allow", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["cat ~/.bashrc", "cp ~/.bashrc backup", "diff ~/.bashrc other", "ls ~/.ssh", "git diff .git/config"],
+)
+def test_a_code_place_the_data_says_is_only_read_stays_allowed(project, line):
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision == "allow", verdict.reason
