@@ -191,3 +191,11 @@ def test_a_word_naming_a_code_place_asks_under_a_broad_rule_unless_only_read(pro
 def test_a_code_place_the_data_says_is_only_read_stays_allowed(project, line):
     verdict = decide(line, ALLOW_ALL)
     assert verdict.decision == "allow", verdict.reason
+
+
+def test_the_schema_describes_every_key_the_data_may_use():
+    from gatekeep.name import knowledge
+
+    keys = {*knowledge.LIST_KEYS, *knowledge.BOOL_KEYS, *knowledge.TEXT_KEYS, *knowledge.INT_KEYS, knowledge.EXAMPLES}
+    assert set(knowledge.SCHEMA) == keys
+    assert all(text.strip() for text in knowledge.SCHEMA.values())

@@ -186,7 +186,7 @@ def _names_code_place(normalized: Normalized, writes: WriteContext) -> str | Non
     words it says are written were judged as writes already."""
     from gatekeep.judge.protect import pieces
     from gatekeep.judge.writes import code_place
-    from gatekeep.name.knowledge import form_of, read_operands
+    from gatekeep.name.knowledge import credential_values, form_of, read_operands
 
     dynamic = {w.value for w in normalized.command.words if w.dynamic}
     for form in normalized.deny_forms:
@@ -196,6 +196,7 @@ def _names_code_place(normalized: Normalized, writes: WriteContext) -> str | Non
         if found.read_only:
             continue
         known = set(argument_writes(form)) | set(found.writes) | set(read_operands(list(form)))
+        known |= set(credential_values(list(form)))  # `ssh -i ~/.ssh/key`: used, never written
         for word in form[1:]:
             if word in known:
                 continue
@@ -479,10 +480,12 @@ def _runs_what_it_writes(normalized: list[Normalized], writes: WriteContext, lin
     def places(n: Normalized, path: str) -> set[str]:
         return {posixpath.normpath(posixpath.join(d or writes.cwd, path)) for d in n.directories or ("",)}
 
+    from gatekeep.name.knowledge import files_written
+
     written: set[str] = set()
     for n in normalized:
         targets = [r.target for r in n.command.redirects if r.writes_file]
-        targets += [t for f in n.deny_forms for t in argument_writes(f)]
+        targets += [t for f in n.deny_forms for t in argument_writes(f) + files_written(list(f))]
         for target in targets + [p for t in targets for p in _through_links(t, links)]:
             written |= places(n, target)
     if not written:

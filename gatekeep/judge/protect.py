@@ -488,17 +488,23 @@ def judge_reads(
     (module docstring), or None. feeds_on(): what the command prints goes on to another command
     (a pipe, a `$( )`), so naming a protected file counts too."""
     from gatekeep.judge.writes import argument_writes
-    from gatekeep.name.knowledge import credential_values, reads_no_content, trees_read
+    from gatekeep.name.knowledge import credential_values, paths_named, reads_no_content, trees_read
 
     command = normalized.command
     dynamic = {w.value for w in command.words if w.dynamic}
-    words: list[tuple[str, bool]] = [(a.split("=", 1)[1], True) for a in command.assignments if "=" in a]
+    # an assignment's value names a file for later commands, unless it is one expansion and no path
+    # (`SERVER_PID=$!`, `N=$(nproc)`): what such a value holds is read where it is used
+    words: list[tuple[str, bool]] = [
+        (value, True) for a in command.assignments if "=" in a and not _bare((value := a.split("=", 1)[1]))
+    ]
     words += [(r.target, r.dynamic) for r in command.redirects if r.op in ("<", "<>") and r.target]
     for form in normalized.deny_forms:
         if not form or form in normalized.resolved_forms:
             continue
         if reads_no_content(list(form)) and normalized.reentry is None and not feeds_on():
             continue  # `find -exec` hands the names it finds to a command: not exempt
+        if not paths_named(list(form)):
+            continue  # `kill -9 $PID`: a PID is no path
         skipped = set(credential_values(list(form)))
         if form[0].rsplit("/", 1)[-1] not in IN_PLACE_EDITORS:  # `cp .env.example .env` does not read .env
             skipped.update(argument_writes(form))
@@ -555,6 +561,11 @@ def tree_holds(entries: tuple[Entry, ...], tree: str, home: str, directory: str 
         except (OSError, ValueError):
             continue
     return None
+
+
+def _bare(value: str) -> bool:
+    """A value that is a single expansion, with no path around it (`$!`, `$(nproc)`, `${PORT}`)."""
+    return value[:1] == "$" and "/" not in value and "." not in value
 
 
 IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})  # they read the files they write

@@ -60,6 +60,16 @@ def _awk_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str
     return None
 
 
+def _awk_w_exec(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
+    """mawk's `-W exec FILE` (any abbreviation of `exec`, attached or not): the program is the
+    file, named where no `-f` shows it; a rule must name the form."""
+    for value in parsed.values("-W"):
+        word = value.split("=", 1)[0].strip().lower()
+        if word and "exec".startswith(word) and word[0] == "e":
+            return f"{shown} -W exec runs the program in the file it names"
+    return None
+
+
 def _awk_effect(program: str) -> str | None:
     """What an awk program does besides reading: runs a command (`system()`, a pipe, `@load`), or
     writes a file (`print > FILE`). Read with strings and regular expressions taken out."""
@@ -352,6 +362,7 @@ CHECKS = {
     "printf-arithmetic": _printf_arithmetic,
     "sed-script": _sed_script,
     "awk-program": _awk_program,
+    "awk-w-exec": _awk_w_exec,
     "dc-program": _dc_program,
     "less-commands": _less_commands,
     "vim-commands": _vim_commands,

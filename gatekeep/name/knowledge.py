@@ -93,6 +93,8 @@ LIST_KEYS = (
     "shell-calls",
     "reads-trees-with",
     "pattern-options",
+    "writes-files",
+    "command-options",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -106,7 +108,66 @@ BOOL_KEYS = (
     "reads-operands",
     "reads-trees",
     "pattern-operand",
+    "operands-not-paths",
 )
+# What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
+# tests/test_knowledge.py holds it to the keys above.
+SCHEMA = {
+    "aliases": "other names of the tool (versioned ones, python3.12, are found too); of a subcommand, its other names",
+    "examples": "lines that start with their kind (runs, safe, reads, changes, loses, secret): each is a test",
+    "value-options": "options followed by a value, separate or attached",
+    "optional-value-options": "options whose value is only ever attached (`-i.bak`)",
+    "flags": "options that take no value and only change what is shown",
+    "command-options": "options followed by a command of their own, up to `;` or `+` (find's `-exec`)",
+    "options-anywhere": "the tool's options may follow its subcommands (`kubectl get pods -n dev`)",
+    "read-only": "the form only reads: in the built-in read-only set when every option on the line is known",
+    "read-only-if": "options that make the form read-only (`git branch --list`)",
+    "max-operands": "with more operands the form does more than read (`hostname NAME`)",
+    "state-options": "options that change something (the clock, a file in place, a process)",
+    "write-options": "options whose value is a file the form writes",
+    "write-operands": "which operands are written: all, last (`cp A B`) or second (`uniq IN OUT`)",
+    "writes-files": "files the form writes without naming them (`npm pkg set` writes package.json)",
+    "reads-operands": "every operand is only read (`source F`), whatever else the form does",
+    "operands-not-paths": "no word of the form names a file (`kill -9 $PID`, `sleep $N`)",
+    "reads-no-content": "the form reads names and metadata, never a file's content (`ls`, `stat`)",
+    "content-options": "options whose file such a form does read, and print back (`du --files0-from`)",
+    "reads-trees": "the form reads its directory operands whole, files and all (`rg`)",
+    "reads-trees-with": "options that make it read them whole (`grep -r`, `diff -r`)",
+    "pattern-operand": "its first operand is a pattern, not a path, unless a pattern option is given",
+    "pattern-options": "options that give the pattern (`grep -e`)",
+    "removes-with": "options with which its operands are removed, trees and all (`rm -r`)",
+    "loss": "what the form throws away, beyond recovery: it asks whatever rule allows the tool",
+    "loss-class": "which class of loss: git, files, containers, cluster, infra, databases",
+    "loss-options": "option groups that make it lose work (`-d -f`: both)",
+    "loss-operands": "operands that make it lose work (`kubectl delete namespace`)",
+    "loss-checks": "checks that tell (checks.py: a force push to `+main`, SQL that drops a table)",
+    "secret": "what secret the form shows: it asks whatever rule allows the tool",
+    "secret-options": "when given, only these make the form show it (`--raw`)",
+    "secret-operands": "operands that make it show one (`kubectl get secret`)",
+    "credential-options": "options whose file is a secret used, never shown (`ssh -i KEY`)",
+    "runs": "the form always runs a command it is given",
+    "code-options": "options that run code given on the line (`make --eval`)",
+    "program-options": "options that name a program file: from a pipe or stdin it is code nobody saw",
+    "program-operand": "its first operand is a program file, and the rest that program's arguments",
+    "stdin-program": "with no program, or `-`, it reads its program from its input",
+    "interactive-options": "options that read more program from its input after the file",
+    "ends-options": "options after which the rest is the program's own arguments (`python -c`)",
+    "code-modules": "`-m MODULE` values that run code they are given (`python -m code`)",
+    "config-options": "options that set configuration (`git -c KEY=VALUE`)...",
+    "code-keys": "...and the configuration keys whose value is a command to run",
+    "default-programs": "files it runs when none is named (`make` runs ./Makefile)",
+    "script-options": "options whose value is a shell command, read as a script of its own",
+    "script-operands": "its operands are a command it runs (`npm exec -- CMD`), read as one",
+    "script-assignments": "`NAME=VALUE` operands whose value is a command (`make CC=…`)",
+    "shell-calls": "functions through which its inline code runs a shell command (`os.system`)",
+    "shell-language": "the string syntax of that code: python, js, perl or ruby",
+    "checks": "tool-specific readers of the form (checks.py)",
+    "name-options": "options whose value is a variable's name (evaluated by the shell)",
+    "maybe-name-options": "options whose value may be a variable's name",
+    "number-options": "options whose value the shell evaluates as arithmetic",
+    "name-operands": "its operands are variables' names",
+    "sql-operands": "its operands are SQL",
+}
 EXAMPLES = "examples"  # checked by the tests, not compiled
 # runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
@@ -279,7 +340,8 @@ def _spec_of(table: dict) -> Spec:
     optional = table.get("optional-value-options", frozenset())
     code = table.get("code-options", frozenset())
     ends = table.get("ends-options", frozenset())
-    return spec_for(values, known_options(table), optional, code, ends, table.get("program-operand", False))
+    commands = table.get("command-options", frozenset())
+    return spec_for(values, known_options(table), optional, code, ends, table.get("program-operand", False), commands)
 
 
 # Every key whose words are options the table knows (loss-options holds groups: `-d -f`).
@@ -306,6 +368,7 @@ OPTION_KEYS = (
     "content-options",
     "reads-trees-with",
     "pattern-options",
+    "command-options",
 )
 _known: dict[int, tuple[dict, frozenset[str]]] = {}
 
@@ -446,6 +509,27 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     if not read_only and args and set(args) <= HELP and not state:
         read_only = True
     return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown))
+
+
+def files_written(argv: list[str]) -> list[str]:
+    """The files the form writes by the data: its write options' values and written operands,
+    and the files its table says it writes without naming them (`npm pkg set` writes
+    package.json: `writes-files`), for decide.py to see a line run what it wrote."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    written: list[str] = []
+    for table, parsed in _down(found[1], argv[1:]):
+        written += [v for o, v in parsed.options if v is not None and o in table.get("write-options", ())]
+        written += list(table.get("writes-files", ()))
+    return written + _written_operands(table.get("write-operands"), parsed.operands)
+
+
+def paths_named(argv: list[str]) -> bool:
+    """Whether the form's words may name files at all: not when its table says
+    `operands-not-paths` (`kill -9 $PID`, `sleep $N`: a PID, a number, a job)."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    return found is None or not found[1].get("operands-not-paths", False)
 
 
 def trees_read(argv: list[str]) -> list[str]:

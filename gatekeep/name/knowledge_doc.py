@@ -14,7 +14,7 @@ import sys
 import tomllib
 
 from gatekeep.core import resources
-from gatekeep.name.knowledge import compile_tools
+from gatekeep.name.knowledge import SCHEMA, compile_tools
 
 START, END = "<!-- knowledge:start -->", "<!-- knowledge:end -->"
 DOC = os.path.join(os.path.dirname(resources.PACKAGE_DIR), "docs", "knowledge.md")
@@ -36,6 +36,9 @@ def render() -> str:
             " and checked by `tests/test_docs_knowledge.py`._"
         )
     ]
+    out += ["", "## The schema", "", "A tool's table, and each subcommand's (a table inside it), may say:", ""]
+    out += [f"- `{key}`: {text}" for key, text in SCHEMA.items()]
+    out += ["", "## Tools, by file"]
     for name, text in sources:
         out += ["", f"### {_title(name, text)}", ""]
         plain = []
@@ -59,7 +62,7 @@ def _title(name: str, text: str) -> str:
 
 
 def _tool_line(tool: str, table: dict) -> str | None:
-    reads, loses, secrets, runs = [], [], [], []
+    reads, loses, secrets, runs, trees = [], [], [], [], []
     for words, form in _forms(tool, table):
         path = " ".join(words[1:]) or tool
         if form.get("read-only") is True or _list(form, "read-only-if"):
@@ -71,6 +74,8 @@ def _tool_line(tool: str, table: dict) -> str | None:
             loses.append(_form(path, _list(form, "removes-with")) + " (trees, judged against the working tree)")
         if _text(form, "secret") or _list(form, "secret-operands"):
             secrets.append(_form(path, _list(form, "secret-options") + _list(form, "secret-operands")))
+        if form.get("reads-trees") is True or _list(form, "reads-trees-with"):
+            trees.append(_form(path, _list(form, "reads-trees-with")))
         runs += _runs(words, path, form)
     parts = []
     if reads:
@@ -79,6 +84,8 @@ def _tool_line(tool: str, table: dict) -> str | None:
         parts.append(f"loses work (class {_loss_class(table, tool)}): " + _capped(loses))
     if secrets:
         parts.append("reads secrets: " + _capped(secrets))
+    if trees:
+        parts.append("reads directories whole: " + _capped(trees))
     if runs:
         parts.append("runs code: " + _capped(runs))
     if not parts:

@@ -21,8 +21,8 @@ from gatekeep.core.records import record
 class Spec(
     record(
         "Spec",
-        "values optional long single_dash code ends program_operand",
-        defaults=(frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False),
+        "values optional long single_dash code ends program_operand commands",
+        defaults=(frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False, frozenset()),
     )
 ):
     """How a tool's options are read.
@@ -32,7 +32,8 @@ class Spec(
     `-word` options read whole, not as a cluster; code: options that run code (preferred
     when an abbreviation is ambiguous); ends: options after which the rest is the
     program's own argv (`python -c CODE ARGS`); program_operand: the first operand is a
-    program, and what follows it is that program's argv.
+    program, and what follows it is that program's argv; commands: options followed by a
+    command of their own, up to a `;` or `+` (find's `-exec CMD {} ;`), their value.
     """
 
     __slots__ = ()
@@ -45,13 +46,15 @@ def spec_for(
     code: frozenset[str] = frozenset(),
     ends: frozenset[str] = frozenset(),
     program_operand: bool = False,
+    commands: frozenset[str] = frozenset(),
 ) -> Spec:
     """A Spec whose `long` and `single_dash` options are those among `values` and `named` (every
     other option the data names): `--long` ones, and single-dash ones longer than a letter."""
     every = values | named
     long = frozenset(o for o in every if o.startswith("--"))
     single_dash = frozenset(o for o in every if o.startswith("-") and not o.startswith("--") and len(o) > 2)
-    return Spec(values, optional, long, single_dash, code, ends, program_operand)
+    single_dash |= frozenset(o for o in commands if not o.startswith("--") and len(o) > 2)
+    return Spec(values, optional, long, single_dash, code, ends, program_operand, commands)
 
 
 class Parsed(record("Parsed", "options operands first_operand")):
@@ -108,6 +111,10 @@ def _option(args: list[str], i: int, spec: Spec, options: list) -> int:
 
 def _whole(name: str, equals: str, value: str, args: list[str], i: int, spec: Spec, options: list) -> int:
     """An option read as one word (`--file=F`, `--file F`, `-ex CMD`); returns the index of the last word read."""
+    if name in spec.commands:  # `-exec CMD ARGS ;`: the command is the option's value
+        end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "+")), len(args))
+        options.append((name, " ".join(args[i + 1 : end])))
+        return end
     if equals:
         options.append((name, value))
     elif name in spec.values and i + 1 < len(args):

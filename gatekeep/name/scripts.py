@@ -418,6 +418,10 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
         commands += [[start if v == "{}" else v for v in c] for c in commands if "{}" in c for start in starts]
     if "-delete" in primaries:
         commands.append(["rm", "-r", "-f", *starts])
+    removes = "-delete" in primaries or any(c and c[0].rsplit("/", 1)[-1] in ("rm", "shred") for c in commands)
+    if removes and not _names_spare_git(values):
+        # what find removes below a start path: its .git too, unless a name test spares it
+        commands.append(["rm", "-r", "-f", *(start.rstrip("/") + "/.git" for start in starts)])
     if not commands:
         return None, ()
     dynamic = any(w.dynamic for w in words)
@@ -429,6 +433,23 @@ def _find_commands(words) -> tuple[str | None, tuple[str, ...]]:
         # then runs whatever a file is named (`;rm -rf ~`)
         return text, ("find puts file names inside a word of the command it runs",)
     return text, (("find runs a command computed at run time",) if dynamic else ())
+
+
+_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
+
+
+def _names_spare_git(values: list[str]) -> bool:
+    """Whether find's expression only picks names a repository's .git cannot have: a name or path
+    test whose pattern does not match `.git` (`-name '*.pyc'`), and no negation or `-o` that could
+    pick what that test does not."""
+    from fnmatch import fnmatchcase
+
+    if any(v in ("!", "-not", "-o", "-or", ",") for v in values):
+        return False
+    patterns = [values[i + 1] for i in range(len(values) - 1) if values[i] in _NAME_TESTS]
+    return bool(patterns) and all(
+        not fnmatchcase(".git", p.rsplit("/", 1)[-1].lower()) and p.rsplit("/", 1)[-1] != "*" for p in patterns
+    )
 
 
 def _find_starts(values: list[str]) -> list[str]:
