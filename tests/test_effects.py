@@ -199,3 +199,59 @@ def test_the_schema_describes_every_key_the_data_may_use():
     keys = {*knowledge.LIST_KEYS, *knowledge.BOOL_KEYS, *knowledge.TEXT_KEYS, *knowledge.INT_KEYS, knowledge.EXAMPLES}
     assert set(knowledge.SCHEMA) == keys
     assert all(text.strip() for text in knowledge.SCHEMA.values())
+
+
+def _read_only_forms():
+    """(argv prefix, table) for every read-only form in the data: the tool, and its subcommands."""
+    from gatekeep.name.knowledge import load_knowledge
+
+    knowledge = load_knowledge()
+    for tool in sorted(knowledge.tables):
+        found = knowledge.table(tool)
+        todo = [((tool,), found[1])]
+        while todo:
+            words, table = todo.pop()
+            if table.get("read-only"):
+                yield words, table
+            todo += [((*words, name), sub) for name, sub in sorted(table["sub"].items())]
+
+
+def _spellings(option: str, table: dict) -> list[list[str]]:
+    """Ways to give `option`: whole, with a value attached, every GNU abbreviation of a long
+    option, and a short one at the end of a cluster behind each of the table's short flags."""
+    value = "x"
+    found = [[option, value]]
+    found += [[f"{option}={value}"]] if option.startswith("--") else [[f"{option}{value}"]] if len(option) == 2 else []
+    if option.startswith("--"):
+        from gatekeep.name.knowledge import known_options
+
+        known = known_options(table)  # `--cursor` is journalctl's own option, not `--cursor-file`
+        found += [[option[:end], value] for end in range(3, len(option)) if option[:end] not in known]
+    elif len(option) == 2:
+        flags = sorted(f for f in table.get("flags", ()) if len(f) == 2 and f[1] != option[1])[:8]
+        found += [[f"-{f[1]}{option[1]}", value] for f in flags]
+    return found
+
+
+CHANGING = [
+    pytest.param(words, option, id=f"{' '.join(words)} {option}")
+    for words, table in _read_only_forms()
+    for option in sorted(table.get("state-options", frozenset()) | table.get("write-options", frozenset()))
+]
+
+
+@pytest.mark.parametrize("words,option", CHANGING)
+def test_every_spelling_of_an_option_that_changes_something_is_never_read_only(words, option):
+    """Fuzzed from the data: each state- or write-option of a read-only form, spelled every way
+    the tool accepts it (abbreviations, attached values, clusters), leaves the form not read-only,
+    unless the abbreviation is ambiguous, when it is unknown, which is never read-only either."""
+    from gatekeep.name.knowledge import load_knowledge
+
+    table = load_knowledge().table(words[0])[1]
+    for name in words[1:]:
+        table = table["sub"][name]
+    from gatekeep.name.knowledge import runs_code
+
+    for spelling in _spellings(option, table):
+        argv = [*words, *spelling]  # (an abbreviation that may be code is read as code: it asks too)
+        assert not form_of(argv).read_only or runs_code(argv, False), argv

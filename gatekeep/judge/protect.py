@@ -394,7 +394,8 @@ def _stricter(hit: Hit | None, found: Hit | None) -> bool:
 def pieces(word: str) -> list[str]:
     """The parts of a word that may name a path: the word, what follows an `=` (`if=F`,
     `--file=F`), the path before a `:` (`-v ~/.aws:/root/.aws`) and the relative one after it
-    (git's `HEAD:.env` and `:.env`, the file as a commit or the index holds it); never a URL."""
+    (git's `HEAD:.env` and `:.env`, the file as a commit or the index holds it), and the file an
+    `@FILE` names (curl and others read it and send it); never a URL."""
     if "://" in word:
         return []
     found = [word.split("=", 1)[1]] if "=" in word else []  # first: it names the file a message shows
@@ -404,6 +405,7 @@ def pieces(word: str) -> list[str]:
         found += [s for w in list(found) if (s := w.split(":", 1)[0]).startswith(("/", "~", "."))]
         # git's REV:PATH and :PATH (`git show HEAD:.env`), a container's or host's PATH: what it names
         found += [s for w in list(found) if ":" in w and (s := w.split(":", 1)[1]) and s[:1] not in ":/"]
+    found += [p[1:] for p in found if p.startswith("@")]  # curl's `-d @FILE`, `-F f=@FILE`: that file is sent
     return list(dict.fromkeys(p for p in found if p))
 
 

@@ -352,11 +352,17 @@ def work_tree(cwd: str) -> str:
 
 
 def argument_writes(form: tuple[str, ...]) -> list[str]:
-    """The files `form` (a command's words, quotes removed) writes through its arguments."""
+    """The files `form` (a command's words, quotes removed) writes through its arguments: what
+    tools/*.toml says (write options, written operands: `tee F`, `cp A B`, `sort -o F`, `curl -o
+    F`, `git log --output F`), and what a few tools' own syntax says (_WRITERS: sed's `w FILE`,
+    dd's `of=`, tar's extraction)."""
     if not form:
         return []
+    from gatekeep.name.knowledge import files_written
+
     reader = _WRITERS.get(form[0].rsplit("/", 1)[-1])
-    return reader(list(form[1:])) if reader else []
+    written = reader(list(form[1:])) if reader else []
+    return written + [w for w in files_written(list(form)) if w not in written]
 
 
 def _long(option: str, full: str) -> bool:
@@ -405,10 +411,6 @@ def _operands(args: list[str], takes_value: frozenset[str] = frozenset()) -> lis
     return found
 
 
-def _tee(args: list[str]) -> list[str]:
-    return _operands(args)
-
-
 def _sed(args: list[str]) -> list[str]:
     """Files sed writes: its operands with -i, and every `w FILE` of its scripts (sedscript.py)."""
     from gatekeep.name import sedscript
@@ -424,42 +426,8 @@ def _sed(args: list[str]) -> list[str]:
     return (files if parsed.has("-i", "--in-place") else []) + written
 
 
-def _sort(args: list[str]) -> list[str]:
-    return _option_values(args, "o", "--output")
-
-
 def _dd(args: list[str]) -> list[str]:
     return [a[3:] for a in args if a.startswith("of=")]
-
-
-def _copy(args: list[str]) -> list[str]:
-    targets = _option_values(args, "t", "--target-directory")
-    if targets:
-        return targets
-    operands = _operands(args, frozenset({"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}))
-    return operands[-1:] if len(operands) >= 2 else []
-
-
-def _find(args: list[str]) -> list[str]:
-    return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-fprint", "-fprint0", "-fprintf", "-fls")]
-
-
-def _git(args: list[str]) -> list[str]:
-    """`git log --output F`, `git archive -o F`, `git format-patch -o DIR`, `git checkout-index
-    --prefix=DIR/` (which writes the index's files under DIR: `.git/hooks/` plants a hook)."""
-    written = _option_values(args, None, "--output")
-    words = [a for a in args if not a.startswith("-")]
-    if words[:1] in (["archive"], ["format-patch"]):
-        written += _option_values(args, "o", None)
-    if words[:1] == ["checkout-index"]:
-        written += _option_values(args, None, "--prefix")
-    return written
-
-
-def _uniq(args: list[str]) -> list[str]:
-    """`uniq IN OUT` writes OUT."""
-    operands = _operands(args, frozenset({"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}))
-    return operands[1:2]
 
 
 def _tar(args: list[str]) -> list[str]:
@@ -474,33 +442,10 @@ def _tar(args: list[str]) -> list[str]:
     return _option_values(args, "C", "--directory") or ["."]
 
 
-def _curl(args: list[str]) -> list[str]:
-    return _option_values(args, "o", "--output")
-
-
-def _wget(args: list[str]) -> list[str]:
-    return _option_values(args, "O", "--output-document") + _option_values(args, "o", "--output-file")
-
-
-def _truncate(args: list[str]) -> list[str]:
-    return _operands(args, frozenset({"-s", "--size", "-r", "--reference"}))
-
-
 _WRITERS = {
-    "tee": _tee,
     "sed": _sed,
     "gsed": _sed,
-    "sort": _sort,
     "dd": _dd,
-    "cp": _copy,
-    "mv": _copy,
-    "install": _copy,
-    "find": _find,
-    "git": _git,
-    "uniq": _uniq,
     "tar": _tar,
     "gtar": _tar,
-    "curl": _curl,
-    "wget": _wget,
-    "truncate": _truncate,
 }

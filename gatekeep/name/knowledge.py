@@ -340,8 +340,9 @@ def _spec_of(table: dict) -> Spec:
     optional = table.get("optional-value-options", frozenset())
     code = table.get("code-options", frozenset())
     ends = table.get("ends-options", frozenset())
-    commands = table.get("command-options", frozenset())
-    return spec_for(values, known_options(table), optional, code, ends, table.get("program-operand", False), commands)
+    commands, writes = table.get("command-options", frozenset()), table.get("write-options", frozenset())
+    program = table.get("program-operand", False)
+    return spec_for(values, known_options(table), optional, code, ends, program, commands, writes)
 
 
 # Every key whose words are options the table knows (loss-options holds groups: `-d -f`).
@@ -522,6 +523,8 @@ def files_written(argv: list[str]) -> list[str]:
     for table, parsed in _down(found[1], argv[1:]):
         written += [v for o, v in parsed.options if v is not None and o in table.get("write-options", ())]
         written += list(table.get("writes-files", ()))
+    if written and table.get("write-operands") == "last":
+        return written  # `cp -t DIR A B`: the option names the destination, every operand is read
     return written + _written_operands(table.get("write-operands"), parsed.operands)
 
 

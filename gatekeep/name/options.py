@@ -7,9 +7,10 @@ options a tool declares (`gdb -ex`, `zip -TT`), `--` ending the options, and
 GNU abbreviations of long options (`--ev` is `--eval`).
 
 An abbreviation is read the safe way: when a prefix could stand for an option
-that runs code, it is read as that option even if the tool would call it
-ambiguous, or does not take abbreviations at all; otherwise a unique prefix
-of a known option is that option, and anything else stays as written.
+that runs code, or else for one that writes a file, it is read as that option
+even if the tool would call it ambiguous, or does not take abbreviations at
+all; otherwise a unique prefix of a known option is that option, and anything
+else stays as written (an option the data does not know: knowledge.py).
 Options gatekeep does not know take no value.
 """
 
@@ -21,8 +22,10 @@ from gatekeep.core.records import record
 class Spec(
     record(
         "Spec",
-        "values optional long single_dash code ends program_operand commands",
-        defaults=(frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False, frozenset()),
+        "values optional long single_dash code ends program_operand commands writes",
+        defaults=(
+            frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), frozenset(), False, frozenset(), frozenset()
+        ),
     )
 ):
     """How a tool's options are read.
@@ -33,7 +36,8 @@ class Spec(
     when an abbreviation is ambiguous); ends: options after which the rest is the
     program's own argv (`python -c CODE ARGS`); program_operand: the first operand is a
     program, and what follows it is that program's argv; commands: options followed by a
-    command of their own, up to a `;` or `+` (find's `-exec CMD {} ;`), their value.
+    command of their own, up to a `;` or `+` (find's `-exec CMD {} ;`), their value; writes:
+    options whose value is a file written (preferred after `code` for an ambiguous abbreviation).
     """
 
     __slots__ = ()
@@ -47,6 +51,7 @@ def spec_for(
     ends: frozenset[str] = frozenset(),
     program_operand: bool = False,
     commands: frozenset[str] = frozenset(),
+    writes: frozenset[str] = frozenset(),
 ) -> Spec:
     """A Spec whose `long` and `single_dash` options are those among `values` and `named` (every
     other option the data names): `--long` ones, and single-dash ones longer than a letter."""
@@ -54,7 +59,7 @@ def spec_for(
     long = frozenset(o for o in every if o.startswith("--"))
     single_dash = frozenset(o for o in every if o.startswith("-") and not o.startswith("--") and len(o) > 2)
     single_dash |= frozenset(o for o in commands if not o.startswith("--") and len(o) > 2)
-    return Spec(values, optional, long, single_dash, code, ends, program_operand, commands)
+    return Spec(values, optional, long, single_dash, code, ends, program_operand, commands, writes)
 
 
 class Parsed(record("Parsed", "options operands first_operand")):
@@ -154,9 +159,10 @@ def long_option(name: str, spec: Spec) -> str:
     """`--ev` as `--eval`: the option a GNU abbreviation stands for (see the module docstring)."""
     if name in spec.long:
         return name
-    code = [option for option in spec.code if option.startswith(name) and option.startswith("--")]
-    if code:
-        return code[0]
+    for preferred in (spec.code, spec.writes):  # the safe reading of an ambiguous prefix
+        found = sorted(option for option in preferred if option.startswith(name) and option.startswith("--"))
+        if found:
+            return found[0]
     known = [option for option in spec.long if option.startswith(name)]
     return known[0] if len(known) == 1 else name
 
