@@ -98,9 +98,16 @@ LOSSES = [
 ATTACKS = READS + WRITES + LOSSES
 
 
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}
+
+
 def _git(work: Path, *argv: str) -> None:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@x", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@x")
-    subprocess.run(["git", *argv], cwd=work, env=env, check=True, capture_output=True)
+    subprocess.run(["git", *argv], cwd=work, env={**os.environ, **GIT_ENV}, check=True, capture_output=True)
+
+
+def _set_up(setup: str, work: Path) -> None:
+    if setup:
+        subprocess.run(setup, shell=True, cwd=work, env={**os.environ, **GIT_ENV}, check=True, capture_output=True)
 
 
 def _world(home: Path) -> Path:
@@ -187,8 +194,7 @@ CASES = [
 def test_the_attack_asks_or_is_denied_and_changes_nothing(gated, shell, policy, setup, line):
     _needs(line)
     sh = gated(shell, policy)
-    if setup:
-        subprocess.run(setup, shell=True, cwd=sh.work, check=True, capture_output=True)
+    _set_up(setup, sh.work)
     before = _snapshot(sh.home)
     out, asked = sh.type(line, answer="d")
     records = audit.read_last(get_paths().audit_log, 1000)
@@ -208,8 +214,7 @@ AGENT_CASES = [
 def test_no_agent_hook_lets_the_attack_run(tmp_path, isolated_home, agent, policy, setup, line):
     write(get_paths().user_policy, policy)
     work = _world(Path(isolated_home))
-    if setup:
-        subprocess.run(setup, shell=True, cwd=work, check=True, capture_output=True)
+    _set_up(setup, work)
     result = hook(agent, EVENTS[agent](line, str(work)), cwd=work)
     assert result.host_does != RUN, result
     record = audit.read_last(get_paths().audit_log, 1)[-1]
