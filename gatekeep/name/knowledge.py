@@ -95,6 +95,7 @@ LIST_KEYS = (
     "pattern-options",
     "writes-files",
     "command-options",
+    "read-only-operands",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -123,6 +124,7 @@ SCHEMA = {
     "read-only": "the form only reads: in the built-in read-only set when every option on the line is known",
     "read-only-if": "options that make the form read-only (`git branch --list`)",
     "max-operands": "with more operands the form does more than read (`hostname NAME`)",
+    "read-only-operands": "shapes (globs) every operand must have for the form to be read-only (`date +FORMAT`)",
     "state-options": "options that change something (the clock, a file in place, a process)",
     "write-options": "options whose value is a file the form writes",
     "write-operands": "which operands are written: all, last (`cp A B`) or second (`uniq IN OUT`)",
@@ -503,6 +505,11 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         shown += " " + args[parsed.first_operand]
         table, args = sub, args[parsed.first_operand + 1 :]
     read_only = bool(table.get("read-only")) and not state and not writes and not unknown
+    shapes = table.get("read-only-operands")
+    if read_only and shapes:  # `date +%F` shows the time, `date 010112002020` sets the clock
+        from fnmatch import fnmatchcase
+
+        read_only = all(any(fnmatchcase(w, shape) for shape in shapes) for w in parsed.operands)
     if read_only and len(parsed.operands) > table.get("max-operands", len(parsed.operands)):
         read_only = parsed.has(*table.get("read-only-if", ()))  # `git branch NAME` makes one, `git branch -l X` lists
     elif not read_only and not state and not writes and not unknown and parsed.has(*table.get("read-only-if", ())):
