@@ -186,17 +186,17 @@ def _names_code_place(normalized: Normalized, writes: WriteContext) -> str | Non
     words it says are written were judged as writes already."""
     from gatekeep.judge.protect import pieces
     from gatekeep.judge.writes import code_place
-    from gatekeep.name.knowledge import credential_values, form_of, read_operands
+    from gatekeep.name.knowledge import credential_values, form_of, paths_named, read_operands, text_values
 
     dynamic = {w.value for w in normalized.command.words if w.dynamic}
     for form in normalized.deny_forms:
-        if not form or form in normalized.resolved_forms or not _may_name_code(form):
+        if not form or form in normalized.resolved_forms or not _may_name_code(form) or not paths_named(list(form)):
             continue
         found = form_of(list(form))
         if found.read_only:
             continue
         known = set(argument_writes(form)) | set(found.writes) | set(read_operands(list(form)))
-        known |= set(credential_values(list(form)))  # `ssh -i ~/.ssh/key`: used, never written
+        known |= set(credential_values(list(form))) | set(text_values(list(form)))  # used, never written
         for word in form[1:]:
             if word in known:
                 continue

@@ -490,7 +490,7 @@ def judge_reads(
     (module docstring), or None. feeds_on(): what the command prints goes on to another command
     (a pipe, a `$( )`), so naming a protected file counts too."""
     from gatekeep.judge.writes import argument_writes
-    from gatekeep.name.knowledge import credential_values, paths_named, reads_no_content, trees_read
+    from gatekeep.name.knowledge import credential_values, paths_named, reads_no_content, text_values, trees_read
 
     command = normalized.command
     dynamic = {w.value for w in command.words if w.dynamic}
@@ -507,7 +507,7 @@ def judge_reads(
             continue  # `find -exec` hands the names it finds to a command: not exempt
         if not paths_named(list(form)):
             continue  # `kill -9 $PID`: a PID is no path
-        skipped = set(credential_values(list(form)))
+        skipped = set(credential_values(list(form))) | set(text_values(list(form)))
         if form[0].rsplit("/", 1)[-1] not in IN_PLACE_EDITORS:  # `cp .env.example .env` does not read .env
             skipped.update(argument_writes(form))
         words += [(w, w in dynamic) for w in form[1:] if w not in skipped]

@@ -96,6 +96,8 @@ LIST_KEYS = (
     "writes-files",
     "command-options",
     "read-only-operands",
+    "text-options",
+    "secret-unless",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -108,6 +110,7 @@ BOOL_KEYS = (
     "options-anywhere",
     "reads-operands",
     "reads-trees",
+    "old-style-options",
     "pattern-operand",
     "operands-not-paths",
 )
@@ -121,6 +124,7 @@ SCHEMA = {
     "flags": "options that take no value and only change what is shown",
     "command-options": "options followed by a command of their own, up to `;` or `+` (find's `-exec`)",
     "options-anywhere": "the tool's options may follow its subcommands (`kubectl get pods -n dev`)",
+    "old-style-options": "a first word without a dash is a cluster of its options (`tar tvf x.tar`)",
     "read-only": "the form only reads: in the built-in read-only set when every option on the line is known",
     "read-only-if": "options that make the form read-only (`git branch --list`)",
     "max-operands": "with more operands the form does more than read (`hostname NAME`)",
@@ -130,7 +134,8 @@ SCHEMA = {
     "write-operands": "which operands are written: all, last (`cp A B`) or second (`uniq IN OUT`)",
     "writes-files": "files the form writes without naming them (`npm pkg set` writes package.json)",
     "reads-operands": "every operand is only read (`source F`), whatever else the form does",
-    "operands-not-paths": "no word of the form names a file (`kill -9 $PID`, `sleep $N`)",
+    "operands-not-paths": "no word of the form names a file (`kill -9 $PID`, `tr / _`)",
+    "text-options": "options whose value is text, never a file (`cut -d /`)",
     "reads-no-content": "the form reads names and metadata, never a file's content (`ls`, `stat`)",
     "content-options": "options whose file such a form does read, and print back (`du --files0-from`)",
     "reads-trees": "the form reads its directory operands whole, files and all (`rg`)",
@@ -145,7 +150,8 @@ SCHEMA = {
     "loss-checks": "checks that tell (checks.py: a force push to `+main`, SQL that drops a table)",
     "secret": "what secret the form shows: it asks whatever rule allows the tool",
     "secret-options": "when given, only these make the form show it (`--raw`)",
-    "secret-operands": "operands that make it show one (`kubectl get secret`)",
+    "secret-unless": "options that show only what their value picks: not a secret unless it may pick everything",
+    "secret-operands": "operands that make it show one (`kubectl get secret`), or globs they match (`*token*`)",
     "credential-options": "options whose file is a secret used, never shown (`ssh -i KEY`)",
     "runs": "the form always runs a command it is given",
     "code-options": "options that run code given on the line (`make --eval`)",
@@ -372,6 +378,7 @@ OPTION_KEYS = (
     "reads-trees-with",
     "pattern-options",
     "command-options",
+    "text-options",
 )
 _known: dict[int, tuple[dict, frozenset[str]]] = {}
 
@@ -479,6 +486,8 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     if found is None:  # `--version` and `--help` of any tool only show something
         return Form(bool(argv[1:]) and set(argv[1:]) <= HELP)
     table, args, root = found[1], argv[1:], found[1]
+    if root.get("old-style-options") and args and args[0][:1].isalpha() and args[0].isalnum():
+        args = ["-" + args[0], *args[1:]]  # `tar tvf x.tar` is `tar -tvf x.tar`
     state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
     unknown: list[str] = []
     while True:
@@ -490,10 +499,13 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         if parsed.has(*table.get("removes-with", ())):
             removes += parsed.operands
         loss = loss or _loss(table, parsed, shown, root, args, fed)
-        hidden = [w for w in parsed.operands if _kinds(w) & table.get("secret-operands", frozenset())]
+        hidden = [w for w in parsed.operands if _secret_operand(w, table.get("secret-operands", frozenset()))]
         secret = secret or (f"{shown} {hidden[0]} shows credentials" if hidden else None)
         options = table.get("secret-options", ())  # when given, only these make the form read a secret
-        if not secret and "secret" in table and (parsed.has(*options) if options else True):
+        spared = parsed.has(*table.get("secret-unless", ())) and not any(
+            _SHOWS_ALL.search(v) for v in parsed.values(*table.get("secret-unless", ()))
+        )
+        if not secret and "secret" in table and (parsed.has(*options) if options else True) and not spared:
             secret = f"{shown}: {table['secret']}"
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
         # the options this level reads: all of them, or those before its subcommand's name
@@ -571,6 +583,23 @@ def read_operands(argv: list[str]) -> list[str]:
         return list(parsed.operands)
     written = _written_operands(table.get("write-operands"), parsed.operands)
     return [w for w in parsed.operands if w not in written] if written else []
+
+
+# a format that may show everything, the environment included (`{{json .}}`, `{{.Config}}`, `{{.}}`)
+_SHOWS_ALL = lazy(r"(?i)env|config|json|\{\{\s*\.\s*\}\}|^\s*$")
+
+
+def _secret_operand(word: str, kinds: frozenset[str]) -> bool:
+    """An operand that makes the form show a secret: a kind it names (`secret/db`, `secrets`), or
+    a glob among the kinds matching it whole (`*token*` for `npm config get //r/:_authToken`)."""
+    if not kinds:
+        return False
+    if _kinds(word) & kinds:
+        return True
+    from fnmatch import fnmatchcase
+
+    lowered = word.lower()
+    return any("*" in kind and fnmatchcase(lowered, kind) for kind in kinds)
 
 
 def _kinds(word: str) -> frozenset[str]:
@@ -652,6 +681,14 @@ def reads_no_content(argv: list[str]) -> bool:
         return False
     content = found[1].get("content-options")
     return not (content and parse(argv[1:], spec_of(found[1])).has(*content))
+
+
+def text_values(argv: list[str]) -> list[str]:
+    """The values of the form's text options: delimiters, formats, fields, never a file."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return []
+    return [v for table, parsed in _down(found[1], argv[1:]) for v in parsed.values(*table.get("text-options", ()))]
 
 
 def credential_values(argv: list[str]) -> list[str]:
