@@ -255,3 +255,45 @@ def test_every_spelling_of_an_option_that_changes_something_is_never_read_only(w
     for spelling in _spellings(option, table):
         argv = [*words, *spelling]  # (an abbreviation that may be code is read as code: it asks too)
         assert not form_of(argv).read_only or runs_code(argv, False), argv
+
+
+DENY_TOUCH = 'default: allow\nrules:\n  allow: ["npx *", "npm *", "pnpm *", "yarn *"]\n  deny: ["touch *"]\n'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm exec -- touch x",
+        "npm x touch x",
+        "npx touch x",
+        "npx -y touch x",
+        "npx --package=x touch y",
+        "pnpm exec touch x",
+        "pnpm dlx touch x",
+        "yarn exec touch x",
+        "yarn dlx touch x",
+        "bunx touch x",
+    ],
+)
+def test_deny_rules_see_through_runners(project, line):
+    verdict = decide(line, DENY_TOUCH)
+    assert verdict.decision == "deny", verdict.reason
+
+
+def test_an_allowed_runner_runs_what_it_names_without_a_rule_for_it(project):
+    assert decide("npx prettier --check .", DENY_TOUCH).decision == "allow"
+    assert decide("pnpm exec eslint .", DENY_TOUCH).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo 'BEGIN{system(\"id\")}' > x.awk && mawk -W exec x.awk",
+        "echo 'DEFINE pager id' > m.conf && man -C m.conf ls",
+        "npm pkg set scripts.test=id && npm test",
+        "echo 'script-shell=/tmp/x' > .npmrc && npm test",
+    ],
+)
+def test_a_line_that_writes_what_a_tool_then_runs_asks(project, line):
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision != "allow", verdict.reason

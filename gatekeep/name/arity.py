@@ -81,6 +81,26 @@ class ArityTable:
             data = self._tools[tool] = marshal.loads(data)
         return data
 
+    def runner_inner(self, argv: list[str]) -> list[str] | None:
+        """The command a runner runs (`npx -y touch x`, `pnpm dlx cowsay hi`, `npm exec -- rm x`:
+        `[runners]` names), or None when argv is no runner or names no command."""
+        from gatekeep.name.options import next_operand
+
+        if not argv:
+            return None
+        tool = argv[0].rsplit("/", 1)[-1]
+        runners = self._data(tool)[3]
+        if not runners:
+            return None
+        prefix, i = tool, 1
+        if prefix not in runners:
+            j, _ = next_operand(argv, 1, self._spec(tool))
+            if j < 0 or f"{tool} {argv[j]}" not in runners:
+                return None
+            prefix, i = f"{tool} {argv[j]}", j + 1
+        j, _ = next_operand(argv, i, self._spec(prefix))
+        return argv[j:] if j >= 0 else None
+
     def walk(self, argv: list[str]) -> tuple[list[int], bool]:
         """The indexes in argv of the name's words (the tool's first), and whether the name is short: a place the data
         opens to a name word (`npm run SCRIPT`) holds a value there (`npm run 'x | sh'`,

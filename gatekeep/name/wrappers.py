@@ -269,7 +269,16 @@ def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[
         innermost = current
         wrapper = WRAPPERS.get(basename(current[0]))
         if wrapper is None:
-            break
+            # a runner (`npx`, `pnpm dlx`, `npm exec`: arity's [runners]) runs its operands as a
+            # command: deny and ask rules see it, allow rules name the runner's own line
+            from gatekeep.name.arity import load_table
+
+            inner = load_table().runner_inner(current) if len(current) > 1 else None
+            if not inner:
+                break
+            chain.append(basename(current[0]))
+            current = inner
+            continue
         chain.append(basename(current[0]))
         inner, sure = unwrap(wrapper, current)
         if not sure:
