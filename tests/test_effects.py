@@ -297,3 +297,35 @@ def test_an_allowed_runner_runs_what_it_names_without_a_rule_for_it(project):
 def test_a_line_that_writes_what_a_tool_then_runs_asks(project, line):
     verdict = decide(line, ALLOW_ALL)
     assert verdict.decision != "allow", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("grep -r TOKEN .", "ask"),
+        ("grep -R TOKEN", "ask"),  # no operand: grep reads the directory it runs in
+        ("grep -rn TODO src", "allow"),
+        ("grep -e TOKEN -r src .", "ask"),
+        ("diff -ru . ../other", "ask"),
+        ("git grep --untracked TOKEN", "ask"),
+        ("git grep --no-index TOKEN", "ask"),
+        ("tar czf /tmp/out.tgz .", "ask"),
+        ("cp -r . /tmp/copy", "ask"),
+        ("zip -r /tmp/x.zip .", "ask"),
+        ("rsync -a . backup:/srv", "ask"),
+        ("ack TOKEN", "ask"),
+    ],
+)
+def test_a_directory_read_whole_asks_when_a_protected_name_lies_below(project, line, decision):
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision == decision, verdict.reason
+
+
+def test_a_tree_too_large_to_look_through_may_hold_anything(project, monkeypatch):
+    from gatekeep.judge import protect
+
+    (project / ".env").unlink()
+    assert decide("grep -r TOKEN .", ALLOW_ALL).decision == "allow"
+    monkeypatch.setattr(protect, "MAX_TREE_ENTRIES", 1)
+    verdict = decide("grep -r TOKEN .", ALLOW_ALL)
+    assert verdict.decision == "ask" and "more than 1 entries" in verdict.reason

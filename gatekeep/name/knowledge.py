@@ -485,9 +485,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     found = load_knowledge().table(argv[0])
     if found is None:  # `--version` and `--help` of any tool only show something
         return Form(bool(argv[1:]) and set(argv[1:]) <= HELP)
-    table, args, root = found[1], argv[1:], found[1]
-    if root.get("old-style-options") and args and args[0][:1].isalpha() and args[0].isalnum():
-        args = ["-" + args[0], *args[1:]]  # `tar tvf x.tar` is `tar -tvf x.tar`
+    table, args, root = found[1], _old_style(found[1], argv[1:]), found[1]
     state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
     unknown: list[str] = []
     while True:
@@ -700,9 +698,23 @@ def credential_values(argv: list[str]) -> list[str]:
     return [v for table, parsed in _down(found[1], argv[1:]) for v in parsed.values(*table.get("credential-options", ()))]
 
 
+def _old_style(table: dict, args: list[str]) -> list[str]:
+    """`tar tvf x.tar` as `tar -tvf x.tar`: a first word without a dash is a cluster of options
+    for a tool whose table says `old-style-options`."""
+    if not (table.get("old-style-options") and args and args[0][:1].isalpha() and args[0].isalnum()):
+        return args
+    values, rest, out = table.get("value-options", frozenset()), list(args[1:]), []
+    for letter in args[0]:  # each letter that takes a value takes the next word, in order: `cIf id x.tar`
+        out.append("-" + letter)
+        if "-" + letter in values and rest:
+            out.append(rest.pop(0))
+    return out + rest
+
+
 def _down(table: dict, args: list[str]):
     """(table, parsed arguments) of the tool and of each subcommand named in turn (`docker compose
     up` -> docker's, compose's, up's), each reading the words after its subcommand's name."""
+    args = _old_style(table, args)
     while True:
         parsed = parse(args, spec_of(table))
         yield table, parsed
