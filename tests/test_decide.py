@@ -682,7 +682,7 @@ SECRET_READS = [
     # uses, writes and metadata: not a read that shows the secret
     ("cp .env.example .env", "ask", "allow"),
     ("ssh -i ~/.ssh/id_ed25519 host uptime", "ask", "allow"),
-    ("chmod 600 ~/.ssh/id_ed25519", "ask", "allow"),
+    ("chmod 600 .env", "ask", "allow"),  # (in ~/.ssh a mode change asks: test_effects.py, code places)
     ("echo 'DEBUG=1' >> .env", "ask", "allow"),
 ]
 

@@ -177,6 +177,8 @@ def test_an_option_the_data_does_not_know_makes_the_effect_unknown(argv, read_on
         "some-tool-nobody-knows --out=~/.zshrc",
         "some-tool-nobody-knows ~-/.bashrc",
         "cd $SOMEWHERE && some-tool .git/config",
+        "chmod 666 ~/.ssh/authorized_keys",  # others could add their keys
+        "chmod +x .git/hooks/pre-commit",  # arms a hook
     ],
 )
 def test_a_word_naming_a_code_place_asks_under_a_broad_rule_unless_only_read(project, line):

