@@ -600,7 +600,8 @@ def repository(tmp_path, monkeypatch):
         ("rm -rf build", "allow"),
         ("rm -rf b*", "allow"),  # `*` skips .git, as the shell's does
         ("rm -r build/../build", "allow"),
-        ("rm -f ../other/x", "allow"),  # not recursive: one file
+        ("rm -f ../other/x", "ask"),  # one file, but outside the working tree: lost all the same
+        ("rm -f build/x", "allow"),
         ("rm -rf .git", "ask"),
         ("rm -rf .*", "ask"),  # matches .git
         ("rm -rf ../other", "ask"),  # outside the working tree

@@ -394,13 +394,19 @@ def _stricter(hit: Hit | None, found: Hit | None) -> bool:
 def pieces(word: str) -> list[str]:
     """The parts of a word that may name a path: the word, what follows an `=` (`if=F`,
     `--file=F`), the path before a `:` (`-v ~/.aws:/root/.aws`) and the relative one after it
-    (git's `HEAD:.env` and `:.env`, the file as a commit or the index holds it), and the file an
-    `@FILE` names (curl and others read it and send it); never a URL."""
+    (git's `HEAD:.env` and `:.env`, the file as a commit or the index holds it), the file an
+    `@FILE` names (curl and others read it and send it), a value attached to a short option
+    (`-f.env`), and the path of a `file://` URL; never another URL."""
     if "://" in word:
-        return []
+        return [word[7:]] if word.startswith("file://") else []  # `curl file:///…/.env`
     found = [word.split("=", 1)[1]] if "=" in word else []  # first: it names the file a message shows
     if not word.startswith("-"):
         found.append(word)
+    elif not word.startswith("--") and len(word) > 2 and "=" not in word:
+        # a value attached to a short option, maybe after a cluster of flags (`-f.env`, `-sft$HOME`):
+        # what follows the option's letter, or starts a path
+        found += [word[i:] for i in range(2, min(len(word), 6))]
+        found += [word[i:] for i in range(2, len(word)) if word[i] in "~$/."]
     if ":" in word:
         found += [s for w in list(found) if (s := w.split(":", 1)[0]).startswith(("/", "~", "."))]
         # git's REV:PATH and :PATH (`git show HEAD:.env`), a container's or host's PATH: what it names
@@ -490,7 +496,14 @@ def judge_reads(
     (module docstring), or None. feeds_on(): what the command prints goes on to another command
     (a pipe, a `$( )`), so naming a protected file counts too."""
     from gatekeep.judge.writes import argument_writes
-    from gatekeep.name.knowledge import credential_values, paths_named, reads_no_content, text_values, trees_read
+    from gatekeep.name.knowledge import (
+        credential_values,
+        paths_named,
+        program_strings,
+        reads_no_content,
+        text_values,
+        trees_read,
+    )
 
     command = normalized.command
     dynamic = {w.value for w in command.words if w.dynamic}
@@ -511,6 +524,7 @@ def judge_reads(
         if form[0].rsplit("/", 1)[-1] not in IN_PLACE_EDITORS:  # `cp .env.example .env` does not read .env
             skipped.update(argument_writes(form))
         words += [(w, w in dynamic) for w in form[1:] if w not in skipped]
+        words += [(w, False) for w in program_strings(list(form))]
     found = None
     trees = [t for form in normalized.deny_forms if form and form not in normalized.resolved_forms for t in trees_read(list(form))]
     memo: dict = {}  # the directories' real paths, for this command
@@ -522,19 +536,23 @@ def judge_reads(
                 if _stricter(hit, found and found[0]):
                     found = (hit, piece)
         for tree in trees if found is None or found[0].entry.verdict != "deny" else ():
-            hit = tree_holds(entries, tree, home, directory)
+            hit = tree_holds(entries, tree.path, home, directory, tree.hidden, tree.names)
             if _stricter(hit, found and found[0]):
-                found = (hit, tree)
+                found = (hit, tree.path)
     return found
 
 
 MAX_TREE_ENTRIES = 20_000  # entries a tree read is looked through; past that it may hold anything
 
 
-def tree_holds(entries: tuple[Entry, ...], tree: str, home: str, directory: str | None) -> Hit | None:
+def tree_holds(
+    entries: tuple[Entry, ...], tree: str, home: str, directory: str | None, hidden: bool = True, names=()
+) -> Hit | None:
     """A protected path below the directory `tree` that a command reads whole (`grep -r`, `rg`,
     `diff -r`): by its name (`.env` anywhere below), looked for now, at most MAX_TREE_ENTRIES
-    entries; a tree larger than that, or one known only at run time, may hold one."""
+    entries; a tree larger than that, or one known only at run time, may hold one. `hidden`:
+    the command reads hidden files and directories too; `names`: it reads only files whose
+    name one of these globs matches (`find -name '*.py' -exec cat {} +`)."""
     wanted, index = _wanted(entries, "read", home)
     if not wanted:
         return None
@@ -553,8 +571,11 @@ def tree_holds(entries: tuple[Entry, ...], tree: str, home: str, directory: str 
                     budget -= 1
                     if budget < 0:
                         return Hit(named[0], f"{tree} (more than {MAX_TREE_ENTRIES:,} entries)", True)
+                    if not hidden and entry.name.startswith("."):
+                        continue
                     path = current.rstrip("/") + "/" + entry.name
-                    if index.useful(entry.name):
+                    kept = not names or any(glob_match(n, entry.name) for n in names)
+                    if kept and index.useful(entry.name):
                         for e in named:
                             if protects(e, path, home):
                                 return Hit(e, path, True)

@@ -204,6 +204,8 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
         return "deny", f"writes to {path}, which is protected by the built-in policy"
     if ".git" in path.split("/")[:-1]:
         return "deny", f"writes into {parent}, inside a repository's .git (config and hooks run code)"
+    if name == ".git":  # `gitdir: DIR`: DIR's config (fsmonitor, hooks) then runs for git here
+        return "ask", f"writes {path}, a .git file that makes another directory the repository"
     if path in code_config:
         return "ask", f"writes to {path}, whose settings make programs run commands"
     if parent in ctx.path_dirs:
@@ -239,7 +241,7 @@ def code_place(word: str, dynamic: bool, ctx: WriteContext, directory: str | Non
     a project policy or one of gatekeep's own files; else None. A path whose start is known
     only at run time (`~-/.bashrc`, `$X/.git/config`) counts by its end."""
     if word in HARMLESS or not word or word[0] == "-" or "://" in word:
-        return None
+        return None  # (protect.pieces gives a short option's attached value, a file:// URL's path)
     literal = expand(word, ctx.home, ctx.cwd if directory == "" else directory) if dynamic or word[:1] == "~" else word
     parts = [p for p in literal.split("/") if p not in ("", ".")]
     if not parts or KNOWN in literal:
@@ -274,7 +276,7 @@ def _code_place(path: str, ctx: WriteContext) -> str | None:
         return f"{path}, a file whose content runs commands"
     if any(path == f"{h}/.ssh" or path.startswith(f"{h}/.ssh/") for h in homes):
         return f"{path}, in ~/.ssh"
-    if _git_code(parts):
+    if _git_code(parts) or name == ".git":  # a .git file (`gitdir: DIR`) makes DIR the repository
         return f"{path}, a repository's code (.git/config and .git/hooks run commands)"
     if name == PROJECT_POLICY:
         return f"{path}, a project policy"

@@ -92,7 +92,7 @@ def _awk_effect(program: str) -> str | None:
     return None
 
 
-_AWK_RUNS = lazy(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|@load\b")
+_AWK_RUNS = lazy(r"\bsystem\s*\(|(?<!\|)\|(?!\|)|@load\b|@include\b")
 
 
 def _awk_code_only(program: str) -> str:

@@ -98,6 +98,8 @@ LIST_KEYS = (
     "read-only-operands",
     "text-options",
     "secret-unless",
+    "hidden-with",
+    "tree-name-options",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -111,6 +113,9 @@ BOOL_KEYS = (
     "reads-operands",
     "reads-trees",
     "old-style-options",
+    "removes-operands",
+    "config-files",
+    "program-strings",
     "pattern-operand",
     "operands-not-paths",
 )
@@ -139,10 +144,15 @@ SCHEMA = {
     "reads-no-content": "the form reads names and metadata, never a file's content (`ls`, `stat`)",
     "content-options": "options whose file such a form does read, and print back (`du --files0-from`)",
     "reads-trees": "the form reads its directory operands whole, files and all (`rg`)",
-    "reads-trees-with": "options that make it read them whole (`grep -r`, `diff -r`)",
+    "reads-trees-with": "options that make it read them whole (`grep -r`, `diff -r`; `-d=recurse`: with that value)",
+    "hidden-with": "options without which such a form skips hidden files (`rg --hidden`)",
+    "tree-name-options": "options whose globs keep such a form to the files they match (`find -name`)",
     "pattern-operand": "its first operand is a pattern, not a path, unless a pattern option is given",
-    "pattern-options": "options that give the pattern (`grep -e`)",
+    "pattern-options": "options that give the pattern, or mean there is none (`grep -e`, `rg --files`)",
     "removes-with": "options with which its operands are removed, trees and all (`rm -r`)",
+    "removes-operands": "its operands are removed whatever its options (`rm`): judged against the working tree",
+    "config-files": "a config option's value without `=` is a file of settings, which may name programs",
+    "program-strings": "the strings of its inline program may name files it reads (`getline < \".env\"`)",
     "loss": "what the form throws away, beyond recovery: it asks whatever rule allows the tool",
     "loss-class": "which class of loss: git, files, containers, cluster, infra, databases",
     "loss-options": "option groups that make it lose work (`-d -f`: both)",
@@ -379,6 +389,8 @@ OPTION_KEYS = (
     "pattern-options",
     "command-options",
     "text-options",
+    "hidden-with",
+    "tree-name-options",
 )
 _known: dict[int, tuple[dict, frozenset[str]]] = {}
 
@@ -388,7 +400,7 @@ def known_options(table: dict) -> frozenset[str]:
     this set is one gatekeep knows nothing about (`tar --index-file`), never a harmless one."""
     kept = _known.get(id(table))
     if kept is None or kept[0] is not table:
-        words = [w for key in OPTION_KEYS for group in table.get(key, ()) for w in group.split()]
+        words = [w.split("=", 1)[0] for key in OPTION_KEYS for group in table.get(key, ()) for w in group.split()]
         kept = _known[id(table)] = (table, frozenset(w for w in words if w.startswith("-")) | HELP)
     return kept[1]
 
@@ -445,6 +457,8 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
     keys = root.get("code-keys", ())
     for option in table.get("config-options", ()):
         for setting in parsed.values(option):
+            if root.get("config-files") and "=" not in setting:  # `cargo --config x.toml`
+                return f"{shown} reads settings from {setting}, which can name programs to run ({option})"
             key = setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
             from gatekeep.name.checks import code_key  # only when a config option is given
 
@@ -494,7 +508,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         state = state or parsed.has(*table.get("state-options", ()))
         writes += [v for o, v in parsed.options if v is not None and o in table.get("write-options", ())]
         writes += _written_operands(table.get("write-operands"), parsed.operands)
-        if parsed.has(*table.get("removes-with", ())):
+        if table.get("removes-operands") or parsed.has(*table.get("removes-with", ())):
             removes += parsed.operands
         loss = loss or _loss(table, parsed, shown, root, args, fed)
         hidden = [w for w in parsed.operands if _secret_operand(w, table.get("secret-operands", frozenset()))]
@@ -515,6 +529,8 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         shown += " " + args[parsed.first_operand]
         table, args = sub, args[parsed.first_operand + 1 :]
     read_only = bool(table.get("read-only")) and not state and not writes and not unknown
+    if read_only and "checks" in table and parsed.has(*table.get("program-options", ())):
+        read_only = False  # `awk -f x.awk`, `sed -f x.sed`: a program nobody has seen, read from a file
     shapes = table.get("read-only-operands")
     if read_only and shapes:  # `date +%F` shows the time, `date 010112002020` sets the clock
         from fnmatch import fnmatchcase
@@ -552,20 +568,44 @@ def paths_named(argv: list[str]) -> bool:
     return found is None or not found[1].get("operands-not-paths", False)
 
 
-def trees_read(argv: list[str]) -> list[str]:
+class Tree(record("Tree", "path hidden names", defaults=(True, ()))):
+    """A directory a form reads whole: whether it reads hidden files too (rg and ag skip them
+    unless told), and the name globs it keeps to (find -name X -exec …), () for every file."""
+
+    __slots__ = ()
+
+
+_NOT_PATHS = frozenset({"(", ")", "!", ",", "-", ";", "+", "{}"})
+
+
+def trees_read(argv: list[str]) -> list[Tree]:
     """The directories the form reads whole, files and all (`grep -r X src`, `rg X`, `diff -r a b`,
-    `git grep --untracked`): its operands when its table says `reads-trees`, or one of its
-    `reads-trees-with` options is given; `.` when it names none (`grep -R X`)."""
+    `git grep --untracked`, `find . -exec cat {} +`): its operands when its table says
+    `reads-trees`, or one of its `reads-trees-with` options is given (`OPTION=VALUE` for an
+    option with that value: `grep -d recurse`); `.` when it names none (`grep -R X`)."""
     found = load_knowledge().table(argv[0]) if argv else None
     if found is None:
         return []
     for table, parsed in _down(found[1], argv[1:]):
-        if table.get("reads-trees") or parsed.has(*table.get("reads-trees-with", ())):
-            operands = [w for w in parsed.operands if w != "-"]
+        if table.get("reads-trees") or _given(parsed, table.get("reads-trees-with", ())):
+            operands = [w for w in parsed.operands if w not in _NOT_PATHS]
             skip = table.get("pattern-operand", False) and not parsed.has(*table.get("pattern-options", ()))
             operands = operands[1:] if skip else operands
-            return operands or ["."]
+            hidden = not table.get("hidden-with") or parsed.has(*table.get("hidden-with", ()))
+            names: tuple[str, ...] = ()
+            if not any(w in ("!", "-not", "-o", "-or", ",") for w in argv):
+                names = tuple(parsed.values(*table.get("tree-name-options", ())))
+            return [Tree(w, hidden, names) for w in operands or ["."]]
     return []
+
+
+def _given(parsed: Parsed, options) -> bool:
+    """Whether one of `options` is given: an option, or `OPTION=VALUE` for it with that value."""
+    for wanted in options:
+        name, equals, value = wanted.partition("=")
+        if any(o == name and (not equals or v == value) for o, v in parsed.options):
+            return True
+    return False
 
 
 def read_operands(argv: list[str]) -> list[str]:
@@ -679,6 +719,23 @@ def reads_no_content(argv: list[str]) -> bool:
         return False
     content = found[1].get("content-options")
     return not (content and parse(argv[1:], spec_of(found[1])).has(*content))
+
+
+_STRING = lazy(r'"((?:[^"\\]|\\.)*)"')
+
+
+def program_strings(argv: list[str]) -> list[str]:
+    """The string literals of the form's inline program (awk's `getline < ".env"`, `ARGV[1] =
+    ".env"`): names it may read, for tools whose table says `program-strings`."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None or not found[1].get("program-strings"):
+        return []
+    table = found[1]
+    parsed = parse(argv[1:], spec_of(table))
+    programs = parsed.values("-e", "--source")  # awk's inline program options
+    if not programs and not parsed.has(*table.get("program-options", ())):
+        programs = parsed.operands[:1]
+    return [m.group(1) for program in programs for m in _STRING.finditer(program)]
 
 
 def text_values(argv: list[str]) -> list[str]:

@@ -159,7 +159,7 @@ class _Reader:
                 self.runs = True
             elif c in "wW":
                 self.writes.append(argument)
-            elif c in ":btT":  # GNU sed ends a label at `;`: what follows is more commands
+            elif c in ":btTv":  # GNU sed ends a label, and v's version, at `;`: what follows is more commands
                 self.i = self.label_end
         elif c in _SIMPLE:
             self.skip_blanks()
