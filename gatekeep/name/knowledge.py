@@ -59,9 +59,8 @@ from gatekeep.core.lazyre import lazy
 from gatekeep.core.records import record
 from gatekeep.name.options import Parsed, Spec, parse, spec_for
 
-# The keys a tool's table may have; any other key holding a table is a subcommand.
-LIST_KEYS = (
-    "aliases",
+# Every key whose words are options the table knows (loss-options holds groups: `-d -f`).
+OPTION_KEYS = (
     "value-options",
     "optional-value-options",
     "flags",
@@ -69,37 +68,42 @@ LIST_KEYS = (
     "ends-options",
     "program-options",
     "interactive-options",
-    "code-modules",
     "config-options",
-    "code-keys",
-    "checks",
     "name-options",
     "number-options",
     "maybe-name-options",
     "script-options",
-    "script-assignments",
-    "default-programs",
     "read-only-if",
     "state-options",
     "write-options",
     "loss-options",
+    "removes-with",
+    "secret-options",
+    "credential-options",
+    "content-options",
+    "reads-trees-with",
+    "pattern-options",
+    "command-options",
+    "text-options",
+    "hidden-with",
+    "tree-name-options",
+    "secret-unless",
+)
+# The keys a tool's table may have; any other key holding a table is a subcommand.
+LIST_KEYS = (
+    *OPTION_KEYS,
+    "aliases",
+    "code-modules",
+    "code-keys",
+    "checks",
+    "script-assignments",
+    "default-programs",
     "loss-operands",
     "loss-checks",
     "secret-operands",
-    "secret-options",
-    "removes-with",
-    "credential-options",
-    "content-options",
     "shell-calls",
-    "reads-trees-with",
-    "pattern-options",
     "writes-files",
-    "command-options",
     "read-only-operands",
-    "text-options",
-    "secret-unless",
-    "hidden-with",
-    "tree-name-options",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -363,35 +367,6 @@ def _spec_of(table: dict) -> Spec:
     return spec_for(values, known_options(table), optional, code, ends, program, commands, writes)
 
 
-# Every key whose words are options the table knows (loss-options holds groups: `-d -f`).
-OPTION_KEYS = (
-    "value-options",
-    "optional-value-options",
-    "flags",
-    "code-options",
-    "ends-options",
-    "program-options",
-    "interactive-options",
-    "config-options",
-    "name-options",
-    "number-options",
-    "maybe-name-options",
-    "script-options",
-    "read-only-if",
-    "state-options",
-    "write-options",
-    "loss-options",
-    "removes-with",
-    "secret-options",
-    "credential-options",
-    "content-options",
-    "reads-trees-with",
-    "pattern-options",
-    "command-options",
-    "text-options",
-    "hidden-with",
-    "tree-name-options",
-)
 _known: dict[int, tuple[dict, frozenset[str]]] = {}
 
 

@@ -19,9 +19,7 @@ import argparse
 import collections
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,20 +41,10 @@ def read_lines(path: str, limit: int | None = None) -> list[str]:
 
 
 def decide(lines: list[str]) -> list[tuple[str, object]]:
-    from gatekeep.judge.gate import evaluate, write_context
-    from tests.bench.bench_look_only import make_workspace
-    from tests.conftest import policy_from
+    """(line, LineVerdict) for each line, decided as bench_look_only decides its rows."""
+    from tests.bench.bench_look_only import Row, decide_rows
 
-    policy = policy_from("")
-    before = os.getcwd()
-    with tempfile.TemporaryDirectory(prefix="gatekeep-agent-") as tmp:
-        cwd = str(make_workspace(Path(tmp) / "repo").resolve())
-        try:
-            os.chdir(cwd)
-            context = write_context(cwd)
-            return [(line, evaluate(line, policy, cwd, context)) for line in lines]
-        finally:
-            os.chdir(before)
+    return [(row.command, verdict) for row, verdict in decide_rows([Row((line, "", "", "")) for line in lines])]
 
 
 def figure(results: list[tuple[str, object]]) -> str:
