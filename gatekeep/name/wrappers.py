@@ -263,23 +263,26 @@ def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[
 
     current = argv
     innermost = argv
+    run_by_runner = False
     while current:
         if not add(current):
             return innermost, forms, chain, _too_many(argv)
-        innermost = current
+        if not run_by_runner:
+            innermost = current
         wrapper = WRAPPERS.get(basename(current[0]))
         if wrapper is None:
             # a runner (`npx`, `pnpm dlx`, `npm exec`: arity's [runners]) runs its operands as a
-            # command: deny and ask rules see it, allow rules name the runner's own line
+            # command: deny and ask rules see it; the name, and so what a rule must name to allow
+            # it, stays the runner's own line
             from gatekeep.name.arity import load_table
 
             inner = load_table().runner_inner(current) if len(current) > 1 else None
             if not inner:
                 break
-            chain.append(basename(current[0]))
-            current = inner
+            run_by_runner, current = True, inner
             continue
-        chain.append(basename(current[0]))
+        if not run_by_runner:  # (`npx sudo rm`: deny rules see through, the name stays the runner's)
+            chain.append(basename(current[0]))
         inner, sure = unwrap(wrapper, current)
         if not sure:
             for start in range(1, len(current)):
