@@ -365,6 +365,13 @@ REVIEWED = [
     ("echo 'gitdir: g' > .git", ALLOW_ALL),
     ("ssh-keygen -p -P '' -N '' -f ~/.ssh/id_rsa", ALLOW_ALL),
     ("aws secretsmanager get-secret-value --secret-id prod", ALLOW_ALL),
+    ("export TAR_OPTIONS=--use-compress-program=./evil; tar -tf x.tar", ALLOW_ALL),
+    ("export LESS='+!id'; less f", ALLOW_ALL),
+    ("export npm_config_script_shell=./evil; npm test", ALLOW_ALL),
+    ("echo 'import os' > conftest.py && pytest", ALLOW_ALL),
+    ("mkdir -p .cargo && echo x > .cargo/config.toml && cargo tree", ALLOW_ALL),
+    ("echo 'yarnPath: x.js' > .yarnrc.yml && yarn", ALLOW_ALL),
+    ("echo 'x:' > justfile && just x", ALLOW_ALL),
 ]
 
 
