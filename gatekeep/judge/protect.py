@@ -499,6 +499,7 @@ def judge_reads(
     from gatekeep.name.knowledge import (
         credential_values,
         paths_named,
+        pathspecs,
         program_strings,
         reads_no_content,
         text_values,
@@ -512,6 +513,7 @@ def judge_reads(
     words: list[tuple[str, bool]] = [
         (value, True) for a in command.assignments if "=" in a and not _bare((value := a.split("=", 1)[1]))
     ]
+    globbed: list[str] = []
     words += [(r.target, r.dynamic) for r in command.redirects if r.op in ("<", "<>") and r.target]
     for form in normalized.deny_forms:
         if not form or form in normalized.resolved_forms:
@@ -525,7 +527,13 @@ def judge_reads(
             skipped.update(argument_writes(form))
         words += [(w, w in dynamic) for w in form[1:] if w not in skipped]
         words += [(w, False) for w in program_strings(list(form))]
+        if pathspecs(list(form)):
+            globbed += [w for w in form[1:] if w not in skipped and (any(c in w for c in "*?[") or w.startswith(":"))]
     found = None
+    for spec in globbed:  # git matches these itself, against every path it knows, .env too
+        hit = pathspec_hit(entries, spec, home)
+        if _stricter(hit, found and found[0]):
+            found = (hit, spec)
     trees = [t for form in normalized.deny_forms if form and form not in normalized.resolved_forms for t in trees_read(list(form))]
     memo: dict = {}  # the directories' real paths, for this command
     # a directory known only at run time (None): a relative word may be anywhere, by its end
@@ -539,6 +547,31 @@ def judge_reads(
             hit = tree_holds(entries, tree.path, home, directory, tree.hidden, tree.names)
             if _stricter(hit, found and found[0]):
                 found = (hit, tree.path)
+    return found
+
+
+def pathspec_hit(entries: tuple[Entry, ...], spec: str, home: str) -> Hit | None:
+    """A protected name a git pathspec may match (`'?env'`, `'*.[e]nv'`, `':(icase).ENV'`): its
+    magic taken off, its last part matched against a name each name pattern stands for."""
+    wanted, index = _wanted(entries, "read", home)
+    if not wanted:
+        return None
+    icase = False
+    if spec.startswith(":("):  # long magic: `:(icase,glob)PATH`
+        magic, _, spec = spec[2:].partition(")")
+        icase = "icase" in magic.split(",")
+    elif spec.startswith(":"):  # short magic: `:!x`, `:/x`, `:^x`
+        spec = spec[1:].lstrip("!^/")
+    name = spec.rstrip("/").rsplit("/", 1)[-1] or "*"
+    name = name.lower() if icase else name
+    found = None
+    for entry, anchored in index.anchors:
+        bare = entry.path.strip("/").rsplit("/", 1)[-1]
+        sample = "".join("x" if c in "*?" else c for c in bare.split("[", 1)[0])
+        sample = sample.lower() if icase else sample
+        hit = Hit(entry, spec, False) if sample and glob_match(name, sample) else None
+        if _stricter(hit, found):
+            found = hit
     return found
 
 

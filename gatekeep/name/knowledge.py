@@ -120,6 +120,7 @@ BOOL_KEYS = (
     "removes-operands",
     "config-files",
     "program-strings",
+    "pathspec-operands",
     "pattern-operand",
     "operands-not-paths",
 )
@@ -157,6 +158,7 @@ SCHEMA = {
     "removes-operands": "its operands are removed whatever its options (`rm`): judged against the working tree",
     "config-files": "a config option's value without `=` is a file of settings, which may name programs",
     "program-strings": "the strings of its inline program may name files it reads (`getline < \".env\"`)",
+    "pathspec-operands": "its operands are patterns it matches itself, against every path it knows (git's pathspecs)",
     "loss": "what the form throws away, beyond recovery: it asks whatever rule allows the tool",
     "loss-class": "which class of loss: git, files, containers, cluster, infra, databases",
     "loss-options": "option groups that make it lose work (`-d -f`: both)",
@@ -697,6 +699,13 @@ def reads_no_content(argv: list[str]) -> bool:
 
 
 _STRING = lazy(r'"((?:[^"\\]|\\.)*)"')
+
+
+def pathspecs(argv: list[str]) -> bool:
+    """Whether the form's operands are patterns the tool matches itself (git's pathspecs:
+    `git log -p -- '*.[e]nv'`), for a table that says `pathspec-operands`."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    return found is not None and found[1].get("pathspec-operands", False)
 
 
 def program_strings(argv: list[str]) -> list[str]:
