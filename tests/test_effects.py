@@ -380,3 +380,11 @@ def test_what_the_review_found_asks_or_is_denied(project, line, policy):
     write(project / "certs" / "server.key", "PRIVATE\n")
     verdict = decide(line.replace("{project}", str(project)), policy)
     assert verdict.decision != "allow", verdict.reason
+
+
+@pytest.mark.parametrize("target", ["build`x`", "b$(x)", "$X", "~-/build", "$(pwd)/../x"])
+def test_a_removal_target_computed_at_run_time_may_hold_work(project, target):
+    from gatekeep.judge.writes import judge_removal
+
+    why = judge_removal(target, write_context(str(project)), "")
+    assert why is not None and "computed at run time" in why, why

@@ -195,7 +195,7 @@ def _names_code_place(normalized: Normalized, writes: WriteContext) -> str | Non
         found = form_of(list(form))
         if found.read_only:
             continue
-        known = set(argument_writes(form)) | set(found.writes) | set(read_operands(list(form)))
+        known = set(argument_writes(form)) | set(read_operands(list(form)))  # (written: judged as writes)
         known |= set(credential_values(list(form))) | set(text_values(list(form)))  # used, never written
         for word in form[1:]:
             if word in known:
@@ -480,12 +480,10 @@ def _runs_what_it_writes(normalized: list[Normalized], writes: WriteContext, lin
     def places(n: Normalized, path: str) -> set[str]:
         return {posixpath.normpath(posixpath.join(d or writes.cwd, path)) for d in n.directories or ("",)}
 
-    from gatekeep.name.knowledge import files_written
-
     written: set[str] = set()
     for n in normalized:
         targets = [r.target for r in n.command.redirects if r.writes_file]
-        targets += [t for f in n.deny_forms for t in argument_writes(f) + files_written(list(f))]
+        targets += [t for f in n.deny_forms for t in argument_writes(f)]  # (the data's written files too)
         for target in targets + [p for t in targets for p in _through_links(t, links)]:
             written |= places(n, target)
     if not written:

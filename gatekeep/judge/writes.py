@@ -300,7 +300,8 @@ def judge_removal(
     `memo`, a dict kept for one line, keeps the working tree, the real home directory and the
     real directories on the way: each removal looked them up anew (~80 µs)."""
     memo = {} if memo is None else memo
-    literal = expand(target, ctx.home, ctx.cwd if directory == "" else directory) if target[:1] in "~$`" or "$" in target else target
+    computed = target[:1] == "~" or "$" in target or "`" in target
+    literal = expand(target, ctx.home, ctx.cwd if directory == "" else directory) if computed else target
     if ANY in literal or KNOWN in literal:
         return f"removes {target}, a path computed at run time, which may hold work"
     if directory is None and not literal.startswith("/"):
@@ -396,21 +397,6 @@ def _option_values(args: list[str], short: str | None, long: str | None) -> list
                 values.append(args[i])
         i += 1
     return values
-
-
-def _operands(args: list[str], takes_value: frozenset[str] = frozenset()) -> list[str]:
-    """The words that are not options (nor option values); everything after `--` counts."""
-    found, i = [], 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            return found + args[i + 1 :]
-        if arg.startswith("-") and arg != "-":
-            i += 2 if arg in takes_value else 1
-            continue
-        found.append(arg)
-        i += 1
-    return found
 
 
 def _sed(args: list[str]) -> list[str]:
