@@ -577,10 +577,11 @@ def trees_read(argv: list[str]) -> list[Tree]:
 
 
 def _given(parsed: Parsed, options) -> bool:
-    """Whether one of `options` is given: an option, or `OPTION=VALUE` for it with that value."""
+    """Whether one of `options` is given: an option, or `OPTION=VALUE` for it with that value or
+    an abbreviation of it, as the tool takes one (`grep -d rec`: the safe reading of `-d re` too)."""
     for wanted in options:
         name, equals, value = wanted.partition("=")
-        if any(o == name and (not equals or v == value) for o, v in parsed.options):
+        if any(o == name and (not equals or bool(v) and value.startswith(v)) for o, v in parsed.options):
             return True
     return False
 
