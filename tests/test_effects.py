@@ -367,6 +367,8 @@ REVIEWED = [
     ("echo 'gitdir: g' > .git", ALLOW_ALL),
     ("ssh-keygen -p -P '' -N '' -f ~/.ssh/id_rsa", ALLOW_ALL),
     ("aws secretsmanager get-secret-value --secret-id prod", ALLOW_ALL),
+    ("docker inspect --format '{{printf \"%v\" .}}' web", ALLOW_ALL),
+    ("docker inspect -f '{{ . }}' web", ALLOW_ALL),
     ("export TAR_OPTIONS=--use-compress-program=./evil; tar -tf x.tar", ALLOW_ALL),
     ("export LESS='+!id'; less f", ALLOW_ALL),
     ("export npm_config_script_shell=./evil; npm test", ALLOW_ALL),

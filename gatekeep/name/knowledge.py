@@ -601,8 +601,9 @@ def read_operands(argv: list[str]) -> list[str]:
     return [w for w in parsed.operands if w not in written] if written else []
 
 
-# a format that may show everything, the environment included (`{{json .}}`, `{{.Config}}`, `{{.}}`)
-_SHOWS_ALL = lazy(r"(?i)env|config|json|\{\{\s*\.\s*\}\}|^\s*$")
+# a format that may show everything, the environment included (`{{json .}}`, `{{.Config}}`, `{{printf "%v" .}}`:
+# a dot that picks no field)
+_SHOWS_ALL = lazy(r"(?i)env|config|json|(?<![\w\]])\.(?![\w.])|^\s*$")
 
 
 def _secret_operand(word: str, kinds: frozenset[str]) -> bool:
