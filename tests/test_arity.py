@@ -1,4 +1,4 @@
-"""The arity table and names, and the suggestions an "always" answer adds."""
+"""Names (the naming data in tools/*.toml), and the suggestions an "always" answer adds."""
 
 from __future__ import annotations
 
@@ -15,44 +15,45 @@ from gatekeep.name.wrappers import BARE
 from tests.conftest import policy_from
 
 
-def table_entries():
-    for path in sorted(Path(resources.data_dir("arity")).glob("*.toml")):
+def tool_tables():
+    """(file stem, prefix, table) of every tool and subcommand table in tools/*.toml, the tool's
+    own name first in each prefix (`git stash`)."""
+    for path in sorted(Path(resources.data_dir("tools")).glob("*.toml")):
         with path.open("rb") as f:
             data = tomllib.load(f)
-        for prefix, entry in data.get("arity", {}).items():
-            yield pytest.param(prefix, entry, id=f"{path.stem}:{prefix}")
+        todo = [(tool, table) for tool, table in data.items()]
+        while todo:
+            prefix, table = todo.pop(0)
+            yield path.stem, prefix, table
+            todo += [(f"{prefix} {k}", v) for k, v in table.items() if isinstance(v, dict) and k != "flag-aliases"]
 
 
-ENTRIES = list(table_entries())
+TABLES = list(tool_tables())
+ENTRIES = [
+    pytest.param(prefix, example, id=f"{stem}:{example}")
+    for stem, prefix, table in TABLES
+    for example in table.get("name-examples", ())
+]
 
 
-def test_the_table_has_at_least_450_entries_across_ecosystems():
+def test_the_data_names_at_least_450_lines_across_ecosystems():
     assert len(ENTRIES) >= 450
-    files = {p.id.split(":")[0] for p in ENTRIES}
+    files = {stem for stem, _, table in TABLES if "name-examples" in table}
     assert {
-        "shell",
-        "vcs",
-        "js",
-        "python",
-        "rust",
-        "go",
-        "jvm",
-        "dotnet",
-        "ruby",
-        "php",
-        "containers",
-        "cloud",
-        "infra",
-        "databases",
-        "packages",
-        "system",
-    } <= files
+        "shell", "vcs", "js", "python", "rust", "go", "jvm", "dotnet", "ruby", "php", "containers", "cloud",
+        "infra", "databases", "packages", "system",
+    } <= files  # fmt: skip
 
 
-@pytest.mark.parametrize("prefix,entry", ENTRIES)
-def test_every_example_normalizes_to_its_name(prefix, entry):
-    assert set(entry) == {"arity", "example", "name"}
-    assert load_table().name(shlex.split(entry["example"])) == entry["name"]
+def test_every_table_with_an_arity_shows_it_with_an_example():
+    missing = [prefix for _, prefix, table in TABLES if "arity" in table and "name-examples" not in table]
+    assert not missing, missing[:20]
+
+
+@pytest.mark.parametrize("prefix,example", ENTRIES)
+def test_every_example_normalizes_to_its_name(prefix, example):
+    line, name = example.rsplit(" -> ", 1)
+    assert load_table().name(shlex.split(line)) == name
 
 
 def names(line: str) -> list[str]:
@@ -171,32 +172,7 @@ def test_no_pattern_for_a_bare_wrapper_is_ever_suggested(wrapper):
             assert any(w not in BARE and not w.startswith("-") for w in words), (line, s)
 
 
-# --- the data's shape: [subcommands], [runners], one definition per key ---------------------
-
-SECTIONS = ("arity", "subcommands", "value-options", "flags", "runners")
-
-
-def arity_files() -> dict[str, dict]:
-    files = {}
-    for path in sorted(Path(resources.data_dir("arity")).glob("*.toml")):
-        with path.open("rb") as f:
-            files[path.name] = tomllib.load(f)
-    return files
-
-
-def test_every_file_holds_only_known_sections():
-    for name, data in arity_files().items():
-        assert set(data) <= set(SECTIONS), name
-
-
-def test_no_prefix_is_defined_in_two_files():
-    # tomllib refuses a key twice in one file; across files the last one read would win silently
-    for section in ("arity", "subcommands", "value-options"):
-        seen: dict[str, str] = {}
-        for name, data in arity_files().items():
-            for prefix in data.get(section, {}):
-                assert prefix not in seen, f"[{section}] {prefix!r} is in {seen.get(prefix)} and {name}"
-                seen[prefix] = name
+# --- the data's shape: subcommand lists, runners, flag aliases ------------------------------
 
 
 def _bad_word(word: str) -> bool:
@@ -204,39 +180,54 @@ def _bad_word(word: str) -> bool:
 
 
 def test_subcommand_lists_hold_words_once_each():
-    for name, data in arity_files().items():
-        for prefix, words in data.get("subcommands", {}).items():
-            assert not any(_bad_word(w) for w in prefix.split(" ")), (name, prefix)
-            assert isinstance(words, list) and all(isinstance(w, str) for w in words), (name, prefix)
-            bad = [w for w in words if _bad_word(w)]
-            assert not bad, f"{name}: {prefix} lists {bad}"
-            twice = sorted({w for w in words if words.count(w) > 1})
-            assert not twice, f"{name}: {prefix} lists {twice} twice"
+    for stem, prefix, table in TABLES:
+        words = table.get("subcommands")
+        if words is None:
+            continue
+        assert isinstance(words, list) and all(isinstance(w, str) for w in words), (stem, prefix)
+        bad = [w for w in words if _bad_word(w)]
+        assert not bad, f"{stem}: {prefix} lists {bad}"
+        twice = sorted({w for w in words if words.count(w) > 1})
+        assert not twice, f"{stem}: {prefix} lists {twice} twice"
 
 
-def test_a_closed_list_names_every_word_the_data_extends_its_prefix_with():
-    # `"kubectl create service" = 3` beside a kubectl create list without `service`: the list
-    # would not be the whole truth
-    lists: dict[str, list[str]] = {}
-    prefixes: set[str] = set()
-    for data in arity_files().values():
-        lists.update(data.get("subcommands", {}))
-        prefixes |= set(data.get("arity", {})) | set(data.get("subcommands", {}))
+def test_a_closed_list_names_every_subcommand_that_has_naming_data():
+    # `[kubectl.create.service]` arity = 3 under a kubectl create list without `service`: the
+    # list would not be the whole truth
     missing = []
-    for prefix in prefixes:
-        head, _, last = prefix.rpartition(" ")
-        if head in lists and last not in lists[head]:
-            missing.append(prefix)
+    for stem, prefix, table in TABLES:
+        words = table.get("subcommands")
+        if words is None:
+            continue
+        for key, sub in table.items():
+            naming = isinstance(sub, dict) and ({"arity", "subcommands", "runner"} & set(sub))
+            if naming and key not in words and not set(sub.get("aliases", ())) & set(words):
+                missing.append(f"{stem}: {prefix} {key}")
     assert not missing, sorted(missing)[:20]
 
 
-def test_every_runner_is_a_known_name():
+def test_every_runner_is_named_as_it_is_written():
     table = load_table()
-    for name, data in arity_files().items():
-        for runner in data.get("runners", {}).get("names", []):
-            assert runner.split(" ")[0] in table.tools, (name, runner)
-            argv = [*runner.split(" "), "some-command", "--flag"]
-            assert table.name(argv) == runner, (name, runner)
+    runners = [prefix for _, prefix, t in TABLES if t.get("runner")]
+    assert {"npx", "npm exec", "uv run", "poetry run", "bundle exec"} <= set(runners)
+    for runner in runners:
+        argv = [*runner.split(" "), "some-command", "--flag"]
+        assert table.name(argv) == runner, runner
+        assert table.runs_command(argv, table.walk(argv)[0]), runner
+
+
+def test_flag_aliases_map_option_spellings_to_option_spellings():
+    seen = 0
+    for stem, prefix, table in TABLES:
+        for spelling, canonical in table.get("flag-aliases", {}).items():
+            seen += 1
+            targets = canonical if isinstance(canonical, list) else [canonical]
+            assert spelling.startswith("-") and all(t.startswith("-") for t in targets), (stem, prefix, spelling)
+        if "flag-aliases" in table:
+            assert load_table().flag_aliases(prefix) == table["flag-aliases"], prefix
+    assert seen >= 30
+    assert load_table().flag_aliases("chown") == {"--recursive": "-R"}  # an alias shares its tool's table
+    assert load_table().flag_aliases("frobnicate") is None
 
 
 # --- a value never becomes a word of a name ---------------------------------------------------

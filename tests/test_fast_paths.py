@@ -1,7 +1,7 @@
 """The fast paths decide exactly as the full path does, on every line of the test corpora.
 
 gatekeep check takes three shortcuts (issue 6): plain lines are split without
-bashlex (parse.parse_plain_line), the compiled policy and arity table come
+bashlex (parse.parse_plain_line), the compiled policy and tools' tables come
 from a cache (cache.py), and `check`'s arguments are read without click
 (tests/test_cli.py covers that one). A shortcut may never allow what the full
 path would ask or deny, so each is compared with the full path here.
@@ -146,7 +146,7 @@ def test_a_broken_policy_is_never_cached(paths):
 
 
 def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatch):
-    """arity/ and tools/ are cached by each file's size, mtime and inode (cache.cached_files): an
+    """tools/ is cached by each file's size, mtime and inode (cache.cached_files): an
     edit, even one that keeps the size, or a file replaced, rebuilds; nothing else reads them."""
     import os
     import shutil
@@ -155,15 +155,13 @@ def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatc
     from gatekeep.name import arity, knowledge
 
     data = tmp_path / "data"
-    for name in ("arity", "tools"):
-        shutil.copytree(resources.data_dir(name), data / name)
+    shutil.copytree(resources.data_dir("tools"), data / "tools")
     monkeypatch.setattr(resources, "data_dir", lambda name: str(data / name))
     monkeypatch.setattr(arity, "_table", None)
     monkeypatch.setattr(knowledge, "_knowledge", None)  # put back after the test: this one reads copies
-    git = data / "arity" / "vcs.toml"
+    git = data / "tools" / "vcs.toml"
     assert git.exists()
-    assert arity._load_table().name(["git", "stash", "list"]) == "git stash list"
-    knowledge.load_knowledge()  # both caches filled
+    assert arity.load_table().name(["git", "stash", "list"]) == "git stash list"  # the cache filled
     reads = []
     real_open = open
 
@@ -173,19 +171,20 @@ def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatc
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr("builtins.open", counting_open)
-    arity._load_table()
-    knowledge._knowledge = None
-    knowledge.load_knowledge()
+    knowledge._knowledge, arity._table = None, None
+    arity.load_table().name(["git", "stash", "list"])
     assert reads == []  # served from the cache without reading the data
     text = git.read_text()
-    assert '"git stash" = { arity = 3' in text
+    assert '[git.stash]\narity = 3\n' in text
     st = os.stat(git)
-    git.write_text(text.replace('"git stash" = { arity = 3', '"git stash" = { arity = 2'))  # same size
+    git.write_text(text.replace('[git.stash]\narity = 3\n', '[git.stash]\narity = 2\n'))  # same size
     os.utime(git, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
-    assert arity._load_table().name(["git", "stash", "list"]) == "git stash"
+    knowledge._knowledge, arity._table = None, None
+    assert arity.load_table().name(["git", "stash", "list"]) == "git stash"
     replaced = git.with_name("new.tmp")
     replaced.write_text(text)
     os.replace(replaced, git)  # another inode
     os.utime(git, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # even with the same mtime as the last
-    assert arity._load_table().name(["git", "stash", "list"]) == "git stash list"
+    knowledge._knowledge, arity._table = None, None
+    assert arity.load_table().name(["git", "stash", "list"]) == "git stash list"
     knowledge._knowledge = None

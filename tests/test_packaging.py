@@ -1,4 +1,4 @@
-"""The shipped data (arity/, tools/, the default policy) works from the checkout and from a wheel."""
+"""The shipped data (tools/, shell/, agents/, the default policy) works from the checkout and from a wheel."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_the_checkout_reads_the_top_level_data_directories():
-    assert resources.data_dir("arity") == str(REPO / "arity")
     assert resources.data_dir("tools") == str(REPO / "tools")
     assert resources.data_dir("shell") == str(REPO / "shell")
     assert resources.data_dir("agents") == str(REPO / "agents")
@@ -35,9 +34,9 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-def test_the_wheel_carries_arity_tools_shell_agents_and_the_default_policy(wheel):
+def test_the_wheel_carries_tools_shell_agents_and_the_default_policy(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    for directory, pattern in (("arity", "*.toml"), ("tools", "*.toml"), ("shell", "gatekeep.*"), ("agents", "*.js")):
+    for directory, pattern in (("tools", "*.toml"), ("shell", "gatekeep.*"), ("agents", "*.js")):
         shipped = {Path(n).name for n in names if n.startswith(f"gatekeep/_data/{directory}/")}
         assert shipped == {p.name for p in (REPO / directory).glob(pattern)}
     assert "gatekeep/default_policy.yaml" in names
@@ -54,16 +53,16 @@ def test_an_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(target)}
     probe = (
         "import gatekeep, gatekeep.core.resources as r, gatekeep.name.arity as a, gatekeep.name.knowledge as k;"
-        "print(gatekeep.__file__); print(r.data_dir('arity')); print(a.load_table().name(['git', 'commit', '-m', 'x']));"
+        "print(gatekeep.__file__); print(r.data_dir('tools')); print(a.load_table().name(['git', 'commit', '-m', 'x']));"
         "print(k.runs_code(['make', '--ev=x'], False))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, check=True
     )
-    package_file, arity_dir, name, code = out.stdout.splitlines()
+    package_file, tools_dir, name, code = out.stdout.splitlines()
     assert code == "make runs code given with --eval"  # tools/ is read from the wheel
     assert package_file.startswith(str(target))
-    assert arity_dir == str(target / "gatekeep" / "_data" / "arity")
+    assert tools_dir == str(target / "gatekeep" / "_data" / "tools")
     assert name == "git commit"
     check = subprocess.run(
         [sys.executable, "-m", "gatekeep", "check", "--", "rm -rf ~"],
@@ -85,7 +84,7 @@ def test_compiled_files_are_written_even_under_pythondontwritebytecode(tmp_path)
 
     copy = tmp_path / "site"
     shutil.copytree(REPO / "gatekeep", copy / "gatekeep", ignore=shutil.ignore_patterns("__pycache__"))
-    for data in ("arity", "tools", "shell"):
+    for data in ("tools", "shell"):
         shutil.copytree(REPO / data, copy / data)
     env = {"HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"], "PYTHONDONTWRITEBYTECODE": "1"}
     env["PYTHONPATH"] = str(copy)

@@ -432,7 +432,7 @@ def test_a_changed_gatekeep_is_not_served_by_the_old_server(served, tmp_path):
     copy = tmp_path / "copy"
     package = Path(__file__).resolve().parent.parent / "gatekeep"
     shutil.copytree(package, copy / "gatekeep", ignore=shutil.ignore_patterns("__pycache__"))
-    for data in ("arity", "tools", "shell", "agents"):
+    for data in ("tools", "shell", "agents"):
         shutil.copytree(package.parent / data, copy / data)
     dirs = [d for d in import_dirs() if not (Path(d) / "gatekeep" / "__init__.py").exists()] + [str(copy)]
     code = f"import sys; sys.path += {dirs!r}\nfrom gatekeep.server.client import main\nsys.exit(main())"

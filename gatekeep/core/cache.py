@@ -1,4 +1,4 @@
-"""A cache of data compiled from text files: the policy's rule index, the arity table.
+"""A cache of data compiled from text files: the policy's rule index, the tools' tables.
 
 `gatekeep check` runs before every line, and reading YAML or TOML costs more
 than the rest of the check (issue 6). So the compiled form is kept in
@@ -9,9 +9,9 @@ edit, a replaced file or a new gatekeep version always takes effect at once:
 there are no timestamps to trust.
 
 The key also holds gatekeep's version and the cache's name, which carries the
-format of its data (`policy-8-SLOT`, `arity-1`): a change to that format changes the name.
+format of its data (`policy-8-SLOT`, `tools-5`): a change to that format changes the name.
 
-gatekeep's own data files (arity/, tools/: shipped with it, read by every
+gatekeep's own data files (tools/: shipped with it, read by every
 check) are the one exception: cached_files keys them by each file's size,
 modification time in nanoseconds and inode, and reads their text only to
 rebuild, which spares every check reading and comparing ~300 KB of TOML

@@ -36,7 +36,7 @@ class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
 
     @property
     def cache_dir(self) -> str:
-        """Compiled policy and arity tables (cache.py); safe to delete."""
+        """Compiled policy and tools' tables (cache.py); safe to delete."""
         return os.path.join(self.state_dir, "cache")
 
     @property

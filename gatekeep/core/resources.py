@@ -1,6 +1,6 @@
 """Where the shipped data lives, from a checkout and from an installed wheel.
 
-The wheel carries the top-level `arity/` directory inside the package
+The wheel carries the top-level data directories (`tools/`...) inside the package
 (`gatekeep/_data/`, see pyproject.toml); a checkout (and an editable install)
 reads it from the repository root beside the package. Paths are str (paths.py).
 """

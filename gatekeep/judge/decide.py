@@ -529,10 +529,9 @@ SHELL_BUILTINS = frozenset(
 def is_command_name(name: str) -> bool:
     import shutil
 
-    from gatekeep.name.arity import load_table
     from gatekeep.name.knowledge import load_knowledge
 
-    if name in SHELL_BUILTINS or load_knowledge().table(name) is not None or name in load_table().tools:
+    if name in SHELL_BUILTINS or load_knowledge().table(name) is not None:
         return True
     return shutil.which(name) is not None
 

@@ -32,7 +32,7 @@ class FlagMatcher(record("FlagMatcher", "name flags rest aliases")):
 
     `rm -rf *` matches any `rm` whose options include -r and -f, however they
     are written (`-fr`, `-r -f`, `--recursive --force`, `-rfv`), followed by
-    anything. Spellings come from arity/flags.toml; commands not listed there
+    anything. Spellings come from `flag-aliases` in tools/*.toml; commands not listed there
     keep their options as written (a set, so order still does not matter).
 
     name: word tuple; flags: frozenset of canonical options; rest: a Segment for the
@@ -175,8 +175,7 @@ def _flag_parts(text: str):
     if end == n or any("*" in w for w in words[n:end]):
         return None  # `git checkout -- *`: no options to read, only the pattern as written
     name = tuple(words[:n])
-    known = load_table().flag_aliases
-    aliases = known.get(" ".join(name)) if " ".join(name) in known else None
+    aliases = load_table().flag_aliases(" ".join(name))
     flags, _ = split_options(words[n:end], aliases)
     return name, flags, words[end:], aliases
 
@@ -190,7 +189,7 @@ class RuleException(record("RuleException", "name flags words aliases")):
       is tried against each of the command's remaining words (`rm -rf /tmp/a /tmp/b`);
     - a word with a `..` component never fits (`/tmp/../home`);
     - options are read as the rule's are (`-fr` is `-rf`), but the command may add only
-      options known to take no value (arity/flags.toml); a tool without such a table must
+      options known to take no value (`flag-aliases` in tools/*.toml); a tool without such a table must
       have exactly the exception's options;
     - a word whose value comes from a variable, a substitution or a brace list never fits
       (the rule still applies, or asks when it only could match); a glob fits only where

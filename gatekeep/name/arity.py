@@ -1,27 +1,21 @@
-"""The arity table: which words form a command's name (`npm run build`, `git commit`).
+"""Naming: which words form a command's name (`npm run build`, `git commit`).
 
-The table is data, in the top-level `arity/*.toml` files (see resources.py):
-- `[arity]` maps a command prefix to how many words its names have (`aws` = 3:
-  `aws ec2 describe-instances`), with an example and the name it must get;
-- `[subcommands]` maps a prefix to every word that may follow it in a name
-  (`bun = ["add", "install", ...]`); a word it does not list is a value, and
-  `[]` says the tool has no subcommands (`pgrep = []`);
-- `[runners]` `names = [...]`: names whose operands are a command they run
-  (`npx`, `poetry run`): no word after them joins the name, and an "always"
-  answer then allows the exact line only;
-- `[value-options]` lists, per tool or prefix, the options whose value is the
-  next word (`git -C dir`, `kubectl -n ns`, `"docker run" = ["-e", ...]`);
-- `[flags.NAME]` (in flags.toml) the spellings of one option, for
-  flag-equivalent deny rules (see match.py).
+The data is the tools' tables in `tools/*.toml` (knowledge.py reads the same tables for
+effects): one table per tool, one nested table per subcommand, and these keys name them:
+- `arity = N`: names starting with this tool or subcommand have N words (`[aws]` arity = 3:
+  `aws ec2 describe-instances`); `name-examples` lines (`LINE -> NAME`) are tests;
+- `subcommands = [...]`: every word that may follow it in a name (`[bun]`: run, install...);
+  a word it does not list is a value, and `[]` says it has none (`[pgrep]`);
+- `runner = true`: its operands are a command it runs (`[npx]`, `[poetry.run]`): no word
+  after it joins the name, and an "always" answer then allows the exact line only;
+- `value-options`: the options whose value is the next word (`git -C dir`), as the judge
+  reads them; naming takes those of the tool and of every subcommand on the way;
+- `flag-aliases`: the spellings of one option, for flag-equivalent deny rules (match.py).
+A tool's aliases (`podman` for docker) and versioned names (`python3.12`) share its table.
 Options and values never become words of a name (ArityTable says how a name is walked).
 """
 
 from __future__ import annotations
-
-import marshal
-import os
-
-from gatekeep.core import resources
 
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UNKNOWN_TOOL_CHARS = _LOWER | frozenset("0123456789-")
@@ -51,7 +45,7 @@ def looks_like_name_word(word: str) -> bool:
 
 
 class ArityTable:
-    """The merged arity/*.toml data, and the naming rules that read it.
+    """The naming data of tools/*.toml, and the naming rules that read it.
 
     A name is walked word by word from the tool. At each prefix (`git`, `git stash`) the next
     operand joins the name when:
@@ -67,23 +61,38 @@ class ArityTable:
     `+word` right after the tool (`cargo +nightly build`: a toolchain, `chmod +x f`: a mode).
     """
 
-    def __init__(self, tools: dict[str, bytes | tuple], flag_aliases: dict[str, dict[str, str]]) -> None:
-        # per tool, packed (marshal bytes) until a line first names it: a check unpacks the one
-        # or two tools it meets, not the 2,000 the data knows (cf. knowledge.Knowledge)
-        self._tools = tools
-        self.flag_aliases = flag_aliases  # command name -> option spelling -> canonical spelling
+    def __init__(self, knowledge) -> None:
+        self._knowledge = knowledge  # knowledge.Knowledge: the tables, unpacked as lines name them
+        self._tools: dict[str, tuple[dict, dict, dict, frozenset]] = {}  # typed tool word -> _naming
         self._specs: dict = {}
 
     def _data(self, tool: str) -> tuple[dict, dict, dict, frozenset]:
         """The tool's (arity, value options, subcommand lists, runners), each keyed by prefix."""
-        data = self._tools.get(tool, _NOTHING)
-        if type(data) is bytes:
-            data = self._tools[tool] = marshal.loads(data)
+        data = self._tools.get(tool)
+        if data is None:
+            found = self._knowledge.table(tool)
+            if found is None:
+                return _NOTHING  # not kept: a server meets endless words no tool is called
+            data = self._tools[tool] = _naming(tool, found[1])
         return data
+
+    def known(self, tool: str) -> bool:
+        """Whether the data has a table for the tool (its name, an alias or a versioned name)."""
+        return self._knowledge.table(tool) is not None
+
+    def flag_aliases(self, name: str) -> dict | None:
+        """The spellings of the options of the command named `name` (`rm`, `git push`): a
+        spelling -> its canonical spelling (or spellings: `-D` is `-d -f`), or None."""
+        words = name.split(" ")
+        found = self._knowledge.table(words[0])
+        table = found[1] if found else None
+        for word in words[1:]:
+            table = table["sub"].get(word) if table else None
+        return table.get("flag-aliases") if table else None
 
     def runner_inner(self, argv: list[str]) -> list[str] | None:
         """The command a runner runs (`npx -y touch x`, `pnpm dlx cowsay hi`, `npm exec -- rm x`:
-        `[runners]` names), or None when argv is no runner or names no command."""
+        `runner` tables), or None when argv is no runner or names no command."""
         from gatekeep.name.options import next_operand
 
         if not argv:
@@ -111,7 +120,7 @@ class ArityTable:
 
         tool = argv[0].rsplit("/", 1)[-1]
         prefix, found, i, skipped = tool, [0], 1, 0
-        known = tool in self._tools
+        known = self.known(tool)
         arity, _, subcommands, runners = self._data(tool)
         while i < len(argv) and len(found) < _MAX_NAME_WORDS and prefix not in runners:  # a runner's are values
             j, after_option = next_operand(argv, i, self._spec(prefix))
@@ -167,12 +176,6 @@ class ArityTable:
             spec = self._specs[prefix] = spec_for(frozenset().union(*(value_options.get(p, ()) for p in prefixes)))
         return spec
 
-    @property
-    def tools(self):
-        """The tools the data knows: every first word of `[arity]`, `[subcommands]`..."""
-        return self._tools.keys()
-
-
 _NOTHING: tuple[dict, dict, dict, frozenset] = ({}, {}, {}, frozenset())
 
 
@@ -187,51 +190,36 @@ def _count(arity: dict[str, int], prefix: str) -> int:
     return len(words)
 
 
+def _naming(tool: str, table: dict) -> tuple[dict, dict, dict, frozenset]:
+    """What naming reads from a tool's table and its subcommands', keyed by prefix as typed
+    (`podman compose` from docker's table): arity, value options, subcommand lists, runners."""
+    arity: dict[str, int] = {}
+    values: dict[str, frozenset] = {}
+    lists: dict[str, frozenset] = {}
+    runners: set[str] = set()
+    todo = [(tool, table)]
+    while todo:
+        prefix, table = todo.pop()
+        if "arity" in table:
+            arity[prefix] = table["arity"]
+        if "value-options" in table:
+            values[prefix] = table["value-options"]
+        if "subcommands" in table:
+            lists[prefix] = table["subcommands"]
+        if table.get("runner"):
+            runners.add(prefix)
+        todo += [(f"{prefix} {word}", sub) for word, sub in table["sub"].items()]
+    return arity, values, lists, frozenset(runners)
+
+
 _table: ArityTable | None = None
 
 
 def load_table() -> ArityTable:
-    """The table from arity/*.toml, compiled once per change of those files (cache.py), read once per process."""
+    """The naming of tools/*.toml (knowledge.load_knowledge: compiled once per change, read once per process)."""
     global _table
     if _table is None:
-        _table = _load_table()
+        from gatekeep.name.knowledge import load_knowledge
+
+        _table = ArityTable(load_knowledge())
     return _table
-
-
-def _load_table() -> ArityTable:
-    from gatekeep.core.cache import cached_files
-    from gatekeep.core.paths import get_paths
-
-    directory = resources.data_dir("arity")
-    names = sorted(name for name in os.listdir(directory) if name.endswith(".toml"))  # glob would compile a regex
-
-    def build(texts: list[str]) -> tuple:
-        return _compile(tuple(zip(names, texts, strict=True)))
-
-    files = [os.path.join(directory, name) for name in names]
-    return ArityTable(*cached_files(get_paths().cache_dir, "arity-5", files, build))
-
-
-def _compile(sources: tuple[tuple[str, str], ...]) -> tuple[dict[str, bytes], dict]:
-    """Per tool, its packed (arity, value options, subcommand lists, runners); and flag aliases."""
-    import tomllib
-
-    tools: dict[str, tuple[dict, dict, dict, set]] = {}
-    flag_aliases: dict[str, dict[str, str]] = {}
-
-    def of(prefix: str) -> tuple[dict, dict, dict, set]:
-        return tools.setdefault(prefix.split(" ", 1)[0], ({}, {}, {}, set()))
-
-    for _, text in sources:
-        data = tomllib.loads(text)
-        for prefix, entry in data.get("arity", {}).items():
-            of(prefix)[0][prefix] = entry["arity"]
-        for prefix, options in data.get("value-options", {}).items():
-            of(prefix)[1][prefix] = frozenset(options)
-        for prefix, words in data.get("subcommands", {}).items():
-            of(prefix)[2][prefix] = frozenset(words)
-        for name in data.get("runners", {}).get("names", ()):
-            of(name)[3].add(name)
-        flag_aliases.update(data.get("flags", {}))
-    packed = {tool: marshal.dumps((a, v, s, frozenset(r))) for tool, (a, v, s, r) in tools.items()}
-    return packed, flag_aliases

@@ -1,6 +1,6 @@
 """What gatekeep knows about tools, read from data: which of their forms run code they are given.
 
-The data is the top-level `tools/*.toml` (shipped in the wheel beside `arity/`),
+The data is the top-level `tools/*.toml` (shipped in the wheel, see resources.py),
 one table per tool, reviewed like code; tests/test_knowledge.py checks every
 entry. A table says how the tool's options are read (see options.py) and
 which forms run code:
@@ -104,6 +104,7 @@ LIST_KEYS = (
     "shell-calls",
     "writes-files",
     "read-only-operands",
+    "subcommands",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -123,12 +124,18 @@ BOOL_KEYS = (
     "pathspec-operands",
     "pattern-operand",
     "operands-not-paths",
+    "runner",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
 SCHEMA = {
     "aliases": "other names of the tool (versioned ones, python3.12, are found too); of a subcommand, its other names",
     "examples": "lines that start with their kind (runs, safe, reads, changes, loses, secret): each is a test",
+    "arity": "how many words the names of the tool (or subcommand) have (`aws ec2 describe-instances`: 3)",
+    "subcommands": "every word that may follow it in a name; any other is a value (`[]`: it has none)",
+    "runner": "its operands are a command it runs (`npx`, `poetry run`): no word joins the name after it",
+    "name-examples": "lines and the name each gets (`git -C src push origin main -> git push`): each is a test",
+    "flag-aliases": "spellings of one option, for flag-equivalent deny rules (`\"--recursive\" = \"-r\"`)",
     "value-options": "options followed by a value, separate or attached",
     "optional-value-options": "options whose value is only ever attached (`-i.bak`)",
     "flags": "options that take no value and only change what is shown",
@@ -197,7 +204,10 @@ EXAMPLES = "examples"  # checked by the tests, not compiled
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
 EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
 TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "shell-language")
-INT_KEYS = ("max-operands",)
+INT_KEYS = ("max-operands", "arity")
+# naming's tests (tests/test_arity.py), not compiled: `LINE -> NAME`
+NAME_EXAMPLES = "name-examples"
+FLAG_ALIASES = "flag-aliases"  # the one key that holds a table and is no subcommand
 LOSS_CLASSES = ("git", "files", "containers", "cluster", "infra", "databases")
 WRITE_OPERANDS = ("all", "last", "second")
 SHELL_LANGUAGES = ("python", "js", "perl", "ruby")  # the string syntaxes inline.py reads
@@ -252,7 +262,7 @@ def load_knowledge() -> Knowledge:
             return _packed(compile_tools(tuple(zip(names, texts, strict=True))))
 
         files = [os.path.join(directory, name) for name in names]
-        tables, aliases = cached_files(get_paths().cache_dir, "tools-4", files, build)
+        tables, aliases = cached_files(get_paths().cache_dir, "tools-5", files, build)
         _knowledge = Knowledge(dict(tables), aliases)
     return _knowledge
 
@@ -306,6 +316,15 @@ def _compile_table(table: dict, where: str) -> dict:
         if key == EXAMPLES:
             if not isinstance(value, list) or not all(isinstance(v, str) and v.startswith(EXAMPLE_KINDS) for v in value):
                 raise ValueError(f"{where}: examples must be lines that start with {', '.join(EXAMPLE_KINDS)}")
+        elif key == NAME_EXAMPLES:
+            if not isinstance(value, list) or not all(isinstance(v, str) and " -> " in v for v in value):
+                raise ValueError(f"{where}: name-examples must be lines `LINE -> NAME`")
+        elif key == FLAG_ALIASES:
+            if not isinstance(value, dict) or not all(
+                isinstance(v, str) or isinstance(v, list) and all(isinstance(w, str) for w in v) for v in value.values()
+            ):
+                raise ValueError(f"{where}: flag-aliases must map each spelling to one or a list of spellings")
+            compiled[key] = value
         elif isinstance(value, dict):
             compiled["sub"][key] = sub = _compile_table(value, f"{where}.{key}")
             for alias in value.get("aliases", ()):  # `npm list` is `npm ls`
@@ -332,8 +351,8 @@ def _compile_table(table: dict, where: str) -> dict:
                 raise ValueError(f"{where}: shell-language must be one of {', '.join(SHELL_LANGUAGES)}")
             compiled[key] = value
         elif key in INT_KEYS:
-            if type(value) is not int or value < 0:
-                raise ValueError(f"{where}: {key} must be a whole number")
+            if type(value) is not int or value < (1 if key == "arity" else 0):
+                raise ValueError(f"{where}: {key} must be a whole number" + (" from 1" if key == "arity" else ""))
             compiled[key] = value
         else:
             raise ValueError(f"{where}: unknown key {key!r}")

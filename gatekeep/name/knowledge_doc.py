@@ -41,16 +41,26 @@ def render() -> str:
     out += ["", "## Tools, by file"]
     for name, text in sources:
         out += ["", f"### {_title(name, text)}", ""]
-        plain = []
+        plain, named = [], []
         for tool, table in tomllib.loads(text).items():
             line = _tool_line(tool, table)
             if line:
                 out.append(line)
             else:
-                plain.append(f"`{tool}`")
+                (named if _names_only(table) else plain).append(f"`{tool}`")
         if plain:
             out += ["", "Also knows the options of: " + ", ".join(plain) + "."]
+        if named:
+            out += ["", "Knows only how to name (nothing they do is known, so never read-only): " + ", ".join(named) + "."]
     return "\n".join(out) + "\n"
+
+
+NAMING = frozenset({"arity", "subcommands", "runner", "name-examples", "flag-aliases", "value-options", "aliases"})
+
+
+def _names_only(table: dict) -> bool:
+    """Whether the table and its subcommands' say only how the tool is named (naming, arity.py)."""
+    return all(_names_only(v) if isinstance(v, dict) and k != "flag-aliases" else k in NAMING for k, v in table.items())
 
 
 def _title(name: str, text: str) -> str:

@@ -383,7 +383,7 @@ def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | N
     -> `sudo apt-get install *`). Where `tool *` would allow anything the tool
     can do (an interpreter, rm, curl...), a value stands where a name word goes
     (`bun run src/index.ts`: `bun run *` would run any script), or the name is a runner's
-    (`poetry run pytest`, `npx prettier`: arity/*.toml `[runners]`), it is the exact command instead.
+    (`poetry run pytest`, `npx prettier`: `runner` in tools/*.toml), it is the exact command instead.
     """
     if not allow_form or len(inner) > len(allow_form) or tuple(inner) != allow_form[len(allow_form) - len(inner) :]:
         return None  # env -S and the like: the command is not a plain suffix of what allow rules see

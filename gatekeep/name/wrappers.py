@@ -271,7 +271,7 @@ def unwrap_all(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]], list[
             innermost = current
         wrapper = WRAPPERS.get(basename(current[0]))
         if wrapper is None:
-            # a runner (`npx`, `pnpm dlx`, `npm exec`: arity's [runners]) runs its operands as a
+            # a runner (`npx`, `pnpm dlx`, `npm exec`: `runner` in tools/) runs its operands as a
             # command: deny and ask rules see it; the name, and so what a rule must name to allow
             # it, stays the runner's own line
             from gatekeep.name.arity import load_table

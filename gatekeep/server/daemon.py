@@ -191,7 +191,7 @@ class Stamp:
                 files.add(path)
         for top, _dirs, names in os.walk(resources.PACKAGE_DIR):
             files.update(os.path.join(top, name) for name in names if not name.endswith(".pyc"))
-        for data in ("arity", "tools", "shell", "agents"):
+        for data in ("tools", "shell", "agents"):
             try:
                 where = resources.data_dir(data)
             except FileNotFoundError:

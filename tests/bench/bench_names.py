@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--misses", type=int, default=10)
     parser.add_argument("--held-out-misses", type=int, default=0)
     args = parser.parse_args()
-    # the arity table's cache goes to a throw-away state dir, never the user's
+    # the tools' tables' cache goes to a throw-away state dir, never the user's
     scratch = tempfile.TemporaryDirectory(prefix="gatekeep-bench-")  # removed when main() returns
     os.environ["GATEKEEP_HOME"] = scratch.name
     print("names: subcommand found (goal >= 99%), a value in the name (goal <= 0.2%)")
