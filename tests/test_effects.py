@@ -144,6 +144,35 @@ def test_root_home_spelled_by_name_is_the_home_directory_for_deny_rules(project,
 
 
 @pytest.mark.parametrize(
+    "line,help_only",
+    [
+        ("gh issue create --help", True),
+        ("git commit --help", True),
+        ("git log -h", True),
+        ("kubectl get pods --help", True),
+        ("npm install --help", True),
+        ("terraform plan -help", True),
+        ("aws s3 cp help", True),
+        ("aws ec2 help", True),
+        # a name word the data does not know may be an alias that runs a shell command, or a script
+        ("git x -h", False),
+        ("gh x --help", False),
+        ("aws myalias help", False),
+        ("npm run build --help", False),
+        ("cargo build -h", False),  # cargo's subcommands are open (plugins): not known
+        # anything besides the name and the help word: not help alone
+        ("aws s3 rm s3://b/x help", False),
+        ("git push --force --help", False),
+        ("git push origin --help", False),
+        ("kubectl delete pod web --help", False),
+    ],
+)
+def test_help_alone_after_a_known_name_only_shows_help(line, help_only):
+    form = form_of(line.split())
+    assert form.read_only is help_only, form
+
+
+@pytest.mark.parametrize(
     "argv,read_only",
     [
         (["date", "+%F"], True),
@@ -199,6 +228,7 @@ def test_the_schema_describes_every_key_the_data_may_use():
     from gatekeep.name import knowledge
 
     keys = {*knowledge.LIST_KEYS, *knowledge.BOOL_KEYS, *knowledge.TEXT_KEYS, *knowledge.INT_KEYS, knowledge.EXAMPLES}
+    keys |= {knowledge.NAME_EXAMPLES, knowledge.FLAG_ALIASES}
     assert set(knowledge.SCHEMA) == keys
     assert all(text.strip() for text in knowledge.SCHEMA.values())
 

@@ -105,6 +105,7 @@ LIST_KEYS = (
     "writes-files",
     "read-only-operands",
     "subcommands",
+    "help-words",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -145,6 +146,7 @@ SCHEMA = {
     "read-only": "the form only reads: in the built-in read-only set when every option on the line is known",
     "read-only-if": "options that make the form read-only (`git branch --list`)",
     "max-operands": "with more operands the form does more than read (`hostname NAME`)",
+    "help-words": "options and words that, after its name and alone, only show help (`--help`, aws's `help`)",
     "read-only-operands": "shapes (globs) every operand must have for the form to be read-only (`date +FORMAT`)",
     "state-options": "options that change something (the clock, a file in place, a process)",
     "write-options": "options whose value is a file the form writes",
@@ -538,7 +540,40 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         read_only = True
     if not read_only and args and set(args) <= HELP and not state:
         read_only = True
+    if not read_only and "help-words" in root and not state and not writes and not removes:
+        read_only = _help_only(argv, root)
     return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown))
+
+
+def _help_only(argv: list[str], root: dict) -> bool:
+    """Whether the line only asks for help: every word after the tool is a word of its name or
+    one of its `help-words`, one of those is given (`docker run --help`, `aws ec2 help`, `gcloud
+    help compute`), and every name word is one the data knows: a subcommand it has a table for,
+    or one of a closed `subcommands` list, below which the tool checks the rest itself. A word
+    it does not know may be an alias that runs a shell command (`git x -h`, `gh x --help`, aws's
+    `!` aliases) or a script (`npm run build --help`): that line is not help."""
+    from gatekeep.name.arity import load_table  # naming: the same stage, read lazily
+
+    help_words = root["help-words"]
+    found = set(load_table().walk(argv)[0])
+    if not any(w in help_words for w in argv[1:]):
+        return False
+    table: dict | None = root
+    for i, word in enumerate(argv[1:], 1):
+        if word in help_words:
+            continue  # `aws ec2 help`: the name may take it in, it still asks for help
+        if i not in found:
+            return False
+        if table is None:
+            continue  # below a word of a closed list: the tool itself knows the rest
+        sub = table["sub"].get(word)
+        if sub is not None:
+            table = sub
+        elif word in table.get("subcommands", ()):
+            table = None
+        else:
+            return False
+    return True
 
 
 def files_written(argv: list[str]) -> list[str]:
