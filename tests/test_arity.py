@@ -10,8 +10,8 @@ import tomllib
 
 from gatekeep.core import resources
 from gatekeep.judge.gate import evaluate, read_line
-from gatekeep.name.arity import load_table
-from gatekeep.name.wrappers import BARE
+from gatekeep.name.knowledge import load_table
+from gatekeep.name.wrappers import is_bare
 from tests.conftest import policy_from
 
 
@@ -164,12 +164,28 @@ def test_an_always_rule_allows_the_line_it_came_from():
         assert evaluate(line, policy_from(f"rules:\n  allow:{rules}\n")).decision == "allow", line
 
 
-@pytest.mark.parametrize("wrapper", sorted(BARE))
+def bare_names() -> list[str]:
+    """Every name (tools and their aliases) whose table says `wrapper` or `bare`."""
+    from gatekeep.name.knowledge import load_knowledge
+
+    knowledge = load_knowledge()
+    return sorted(name for name in (*knowledge.tables, *knowledge.aliases) if is_bare(name))
+
+
+BARE = bare_names()
+
+
+def test_the_data_knows_the_shells_and_wrappers_as_bare():
+    assert {"sudo", "env", "xargs", "nice", "timeout", "sh", "bash", "zsh", "eval", "source", ".", "su"} <= set(BARE)
+    assert not is_bare("git") and not is_bare("frobnicate")
+
+
+@pytest.mark.parametrize("wrapper", BARE)
 def test_no_pattern_for_a_bare_wrapper_is_ever_suggested(wrapper):
     for line in (wrapper, f"{wrapper} -x", f"{wrapper} x y"):
         for s in suggestions(line):
             words = s.removesuffix(" *").split()
-            assert any(w not in BARE and not w.startswith("-") for w in words), (line, s)
+            assert any(not is_bare(w) and not w.startswith("-") for w in words), (line, s)
 
 
 # --- the data's shape: subcommand lists, runners, flag aliases ------------------------------

@@ -152,16 +152,16 @@ def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatc
     import shutil
 
     from gatekeep.core import resources
-    from gatekeep.name import arity, knowledge
+    from gatekeep.name import knowledge
 
     data = tmp_path / "data"
     shutil.copytree(resources.data_dir("tools"), data / "tools")
     monkeypatch.setattr(resources, "data_dir", lambda name: str(data / name))
-    monkeypatch.setattr(arity, "_table", None)
+    monkeypatch.setattr(knowledge, "_table", None)
     monkeypatch.setattr(knowledge, "_knowledge", None)  # put back after the test: this one reads copies
     git = data / "tools" / "vcs.toml"
     assert git.exists()
-    assert arity.load_table().name(["git", "stash", "list"]) == "git stash list"  # the cache filled
+    assert knowledge.load_table().name(["git", "stash", "list"]) == "git stash list"  # the cache filled
     reads = []
     real_open = open
 
@@ -171,20 +171,20 @@ def test_an_edit_to_gatekeeps_own_data_takes_effect_at_once(tmp_path, monkeypatc
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr("builtins.open", counting_open)
-    knowledge._knowledge, arity._table = None, None
-    arity.load_table().name(["git", "stash", "list"])
+    knowledge._knowledge, knowledge._table = None, None
+    knowledge.load_table().name(["git", "stash", "list"])
     assert reads == []  # served from the cache without reading the data
     text = git.read_text()
     assert '[git.stash]\narity = 3\n' in text
     st = os.stat(git)
     git.write_text(text.replace('[git.stash]\narity = 3\n', '[git.stash]\narity = 2\n'))  # same size
     os.utime(git, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
-    knowledge._knowledge, arity._table = None, None
-    assert arity.load_table().name(["git", "stash", "list"]) == "git stash"
+    knowledge._knowledge, knowledge._table = None, None
+    assert knowledge.load_table().name(["git", "stash", "list"]) == "git stash"
     replaced = git.with_name("new.tmp")
     replaced.write_text(text)
     os.replace(replaced, git)  # another inode
     os.utime(git, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # even with the same mtime as the last
-    knowledge._knowledge, arity._table = None, None
-    assert arity.load_table().name(["git", "stash", "list"]) == "git stash list"
+    knowledge._knowledge, knowledge._table = None, None
+    assert knowledge.load_table().name(["git", "stash", "list"]) == "git stash list"
     knowledge._knowledge = None

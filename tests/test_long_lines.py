@@ -22,7 +22,7 @@ import pytest
 from gatekeep.core.paths import get_paths
 from gatekeep.judge import gate
 from gatekeep.judge.policy import load_policy
-from gatekeep.name.arity import load_table
+from gatekeep.name.knowledge import load_table
 from gatekeep.name.normalize import normalize
 from gatekeep.name.wrappers import FORM_WORDS
 from gatekeep.read.parse import SimpleCommand, parse_line

@@ -52,8 +52,8 @@ def test_an_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": str(target)}
     probe = (
-        "import gatekeep, gatekeep.core.resources as r, gatekeep.name.arity as a, gatekeep.name.knowledge as k;"
-        "print(gatekeep.__file__); print(r.data_dir('tools')); print(a.load_table().name(['git', 'commit', '-m', 'x']));"
+        "import gatekeep, gatekeep.core.resources as r, gatekeep.name.knowledge as k;"
+        "print(gatekeep.__file__); print(r.data_dir('tools')); print(k.load_table().name(['git', 'commit', '-m', 'x']));"
         "print(k.runs_code(['make', '--ev=x'], False))"
     )
     out = subprocess.run(

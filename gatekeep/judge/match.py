@@ -164,7 +164,7 @@ def _flag_matcher(text: str) -> FlagMatcher | None:
 def _flag_parts(text: str):
     """(name, canonical options, the other words, the name's option spellings or None), or None
     when the pattern has no options after a literal name."""
-    from gatekeep.name.arity import load_table
+    from gatekeep.name.knowledge import load_table
 
     words = text.split(" ")
     n = next((i for i, w in enumerate(words) if w.startswith("-")), None)

@@ -13,6 +13,8 @@ effects): one table per tool, one nested table per subcommand, and these keys na
 - `flag-aliases`: the spellings of one option, for flag-equivalent deny rules (match.py).
 A tool's aliases (`podman` for docker) and versioned names (`python3.12`) share its table.
 Options and values never become words of a name (ArityTable says how a name is walked).
+knowledge.load_table builds the table over the loaded data: this module reads none itself, so
+that the judge of a form may ask for its name (knowledge._help_only) without an import circle.
 """
 
 from __future__ import annotations
@@ -210,16 +212,3 @@ def _naming(tool: str, table: dict) -> tuple[dict, dict, dict, frozenset]:
             runners.add(prefix)
         todo += [(f"{prefix} {word}", sub) for word, sub in table["sub"].items()]
     return arity, values, lists, frozenset(runners)
-
-
-_table: ArityTable | None = None
-
-
-def load_table() -> ArityTable:
-    """The naming of tools/*.toml (knowledge.load_knowledge: compiled once per change, read once per process)."""
-    global _table
-    if _table is None:
-        from gatekeep.name.knowledge import load_knowledge
-
-        _table = ArityTable(load_knowledge())
-    return _table

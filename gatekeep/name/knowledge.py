@@ -126,6 +126,11 @@ BOOL_KEYS = (
     "pattern-operand",
     "operands-not-paths",
     "runner",
+    "wrapper",
+    "wrapper-assignments",
+    "harmless-wrapper",
+    "named-through",
+    "bare",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
@@ -135,6 +140,12 @@ SCHEMA = {
     "arity": "how many words the names of the tool (or subcommand) have (`aws ec2 describe-instances`: 3)",
     "subcommands": "every word that may follow it in a name; any other is a value (`[]`: it has none)",
     "runner": "its operands are a command it runs (`npx`, `poetry run`): no word joins the name after it",
+    "wrapper": "it runs the command that follows its options (`sudo`, `nice`, `timeout`): deny and ask rules see it",
+    "wrapper-positionals": "words between a wrapper's options and its command (`timeout DURATION`)",
+    "wrapper-assignments": "a wrapper that takes `NAME=value` words before its command (`env`)",
+    "harmless-wrapper": "it runs its command as it is, later or more gently: allow rules see through it (`nice`)",
+    "named-through": "its command's name is that of the command it runs (`sudo apt install` is `apt install`)",
+    "bare": "a `NAME *` rule would allow anything at all (a shell); every wrapper is bare too",
     "name-examples": "lines and the name each gets (`git -C src push origin main -> git push`): each is a test",
     "flag-aliases": "spellings of one option, for flag-equivalent deny rules (`\"--recursive\" = \"-r\"`)",
     "value-options": "options followed by a value, separate or attached",
@@ -206,7 +217,7 @@ EXAMPLES = "examples"  # checked by the tests, not compiled
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
 EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
 TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "shell-language")
-INT_KEYS = ("max-operands", "arity")
+INT_KEYS = ("max-operands", "arity", "wrapper-positionals")
 # naming's tests (tests/test_arity.py), not compiled: `LINE -> NAME`
 NAME_EXAMPLES = "name-examples"
 FLAG_ALIASES = "flag-aliases"  # the one key that holds a table and is no subcommand
@@ -264,9 +275,22 @@ def load_knowledge() -> Knowledge:
             return _packed(compile_tools(tuple(zip(names, texts, strict=True))))
 
         files = [os.path.join(directory, name) for name in names]
-        tables, aliases = cached_files(get_paths().cache_dir, "tools-5", files, build)
+        tables, aliases = cached_files(get_paths().cache_dir, "tools-6", files, build)
         _knowledge = Knowledge(dict(tables), aliases)
     return _knowledge
+
+
+_table = None
+
+
+def load_table():
+    """Naming (arity.ArityTable) over the same tables: it reads them as lines name their tools."""
+    global _table
+    if _table is None:
+        from gatekeep.name.arity import ArityTable
+
+        _table = ArityTable(load_knowledge())
+    return _table
 
 
 def _packed(compiled: tuple[dict, dict]) -> tuple[dict, dict]:
@@ -552,8 +576,6 @@ def _help_only(argv: list[str], root: dict) -> bool:
     or one of a closed `subcommands` list, below which the tool checks the rest itself. A word
     it does not know may be an alias that runs a shell command (`git x -h`, `gh x --help`, aws's
     `!` aliases) or a script (`npm run build --help`): that line is not help."""
-    from gatekeep.name.arity import load_table  # naming: the same stage, read lazily
-
     help_words = root["help-words"]
     found = set(load_table().walk(argv)[0])
     if not any(w in help_words for w in argv[1:]):

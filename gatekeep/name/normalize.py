@@ -21,7 +21,7 @@ import posixpath
 
 from gatekeep.core.lazyre import lazy
 from gatekeep.core.records import record
-from gatekeep.name.arity import load_table
+from gatekeep.name.knowledge import load_table
 from gatekeep.name.knowledge import scripts_in
 from gatekeep.name.scripts import (
     SHELLS,
@@ -33,7 +33,7 @@ from gatekeep.name.scripts import (
     wrapped_script,
 )
 from gatekeep.name.wildmatch import UNKNOWN, unknown_parts
-from gatekeep.name.wrappers import ASSIGNMENT, BARE, NAMED_THROUGH, WRAPPERS, basename, unwrap, unwrap_all
+from gatekeep.name.wrappers import ASSIGNMENT, basename, is_bare, named_through, unwrap, unwrap_all, wrapper_of
 from gatekeep.read.parse import SimpleCommand
 from gatekeep.read.shellwords import Word
 
@@ -111,11 +111,11 @@ def normalize(command: SimpleCommand) -> Normalized:
         if carried:
             reentry = "; ".join(carried)
             why_not_script = ("it runs a command computed at run time",) if any(c in reentry for c in "$`") else ()
-    # named through NAMED_THROUGH wrappers only: `watch df` is `watch`, `sudo apt install` `apt install`
-    stop = next((w for w in chain if w not in NAMED_THROUGH), None)
+    # named through named-through wrappers only: `watch df` is `watch`, `sudo apt install` `apt install`
+    stop = next((w for w in chain if not named_through(w)), None)
     named = next((list(f) for f in forms if basename(f[0]) == stop), inner) if stop else inner
     # a shell or wrapper with nothing known inside, or an option where a command should be
-    bare = not named or basename(named[0]) in BARE or named[0].startswith("-")
+    bare = not named or is_bare(named[0]) or named[0].startswith("-")
     name = (named or argv)[0] if bare else load_table().name(named)
     # (not unwrapped to the end: too many forms, and as many harmless wrappers to read for allow rules)
     allow_form, why_not = _allow_form(command) if unchecked is None else (None, (unchecked,))
@@ -415,8 +415,9 @@ def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[s
         if not _harmless(variable):
             return None, (f"{variable}= changes what the command runs",)
     words = list(command.words)
-    while words and not words[0].dynamic and words[0].value in WRAPPERS:
-        wrapper = WRAPPERS[words[0].value]
+    # a wrapper by its name alone: `./nice make` runs a file of the project, never nice
+    while words and not words[0].dynamic and "/" not in words[0].value and wrapper_of(words[0].value):
+        wrapper = wrapper_of(words[0].value)
         if not wrapper.harmless:
             break
         inner, sure = unwrap(wrapper, [w.value for w in words])

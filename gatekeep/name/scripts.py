@@ -253,9 +253,9 @@ QUIET_PARALLEL = frozenset(
 
 def quiet_parallel(argv) -> bool:
     """Whether `parallel OPTIONS CMD …` sets only options of QUIET_PARALLEL."""
-    from gatekeep.name.wrappers import WRAPPERS
+    from gatekeep.name.wrappers import wrapper_of
 
-    known = WRAPPERS["parallel"].value_options
+    known = wrapper_of("parallel").value_options
     i = 1
     while i < len(argv) and argv[i].startswith("-") and argv[i] not in _PARALLEL_SOURCES:
         option = argv[i].split("=", 1)[0]

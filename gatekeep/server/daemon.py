@@ -154,8 +154,7 @@ def _warm_up() -> None:
     from gatekeep.core.resources import DEFAULT_POLICY
     from gatekeep.judge.gate import evaluate
     from gatekeep.judge.policy import combine, read_layer
-    from gatekeep.name.arity import load_table
-    from gatekeep.name.knowledge import load_knowledge
+    from gatekeep.name.knowledge import load_knowledge, load_table
     from gatekeep.read.bashlex_loader import load
     from gatekeep.record.decision import user_name
 
