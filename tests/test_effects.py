@@ -422,3 +422,24 @@ def test_a_removal_target_computed_at_run_time_may_hold_work(project, target):
 
     why = judge_removal(target, write_context(str(project)), "")
     assert why is not None and "computed at run time" in why, why
+
+
+@pytest.mark.parametrize(
+    "sql,loses",
+    [
+        ("DROP/**/TABLE users", True),
+        ("DROP -- a comment\nTABLE users", True),
+        ("DROP # a comment\nTABLE users", True),
+        ("/*!50000 DROP TABLE users */", True),  # MySQL runs the text of /*! ... */
+        ("delete/**/from users", True),
+        ("UPDATE users SET admin = true", True),
+        ("ALTER TABLE users DROP COLUMN email", True),
+        ("select 1; drop table users", True),
+        ("select count(*) from users", False),
+        ("update users set a = 1 where id = 2", False),
+        ("insert into t values (1) on conflict (id) do update set a = 2", False),
+    ],
+)
+def test_sql_that_loses_rows_is_loss_however_its_comments_fall(sql, loses):
+    assert bool(form_of(["psql", "-c", sql, "app"]).loss) is loses
+    assert bool(form_of(["mysql", "app"], sql).loss) is loses  # fed on its input too

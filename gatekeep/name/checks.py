@@ -422,9 +422,22 @@ def _git_prune_now(parsed: Parsed, args: list[str], fed: str | None, table: dict
     return any(v in ("now", "all") for v in parsed.values("--prune", "--expire"))
 
 
-_SQL_STATEMENT = lazy(r"(?is)\b(drop\s+(table|database|schema|view|index|user|role|function|procedure)|truncate\b)")
-_SQL_DELETE = lazy(r"(?is)\bdelete\s+from\b")
+_SQL_STATEMENT = lazy(
+    r"(?is)\b(drop\s+(table|database|schema|view|materialized|index|user|role|function|procedure|sequence|trigger"
+    r"|extension|type|owned|column|keyspace|collection)|truncate\b|alter\s+table\b.*\bdrop\b)"
+)
+# every row, unless a WHERE picks some: DELETE FROM, and an UPDATE statement (not `ON CONFLICT DO UPDATE`)
+_SQL_DELETE = lazy(r"(?is)\bdelete\s+from\b|^\s*update\s+\S+\s+set\b")
 _SQL_WHERE = lazy(r"(?is)\bwhere\b")
+# comments: a block (`DROP/**/TABLE`; MySQL runs the text of `/*! … */`) and a line's rest (`--`, `#`)
+_SQL_BLOCK = lazy(r"(?s)/\*!?|\*/")
+_SQL_COMMENTS = lazy(r"(?s)/\*(?!!).*?\*/|--[^\n]*|#[^\n]*")
+
+
+def _sql_readings(text: str) -> tuple[str, ...]:
+    """The SQL as a client may read it: as written, with its comments' markers as spaces (their text
+    kept, as MySQL runs `/*! … */`), and with its comments gone (`DROP -- x⏎TABLE`)."""
+    return text, _SQL_BLOCK.sub(" ", text), _SQL_COMMENTS.sub(" ", text)
 SQL_TEXT_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "-Q", "-cmd")
 SQL_FILE_OPTIONS = ("-f", "--file", "-i", "--input", "-init")
 MAX_SQL_FILE = 256 * 1024  # a migration read to find a DROP; a larger file is not read, and asks
@@ -451,12 +464,13 @@ def sql_texts(parsed: Parsed, fed: str | None, positional: bool) -> list[str] | 
 
 
 def _sql_destroys(parsed: Parsed, args: list[str], fed: str | None, table: dict) -> bool:
-    """SQL that drops or empties a table: DROP, TRUNCATE, or DELETE without WHERE, however it
-    reaches the client (sql_texts); SQL it cannot see counts as such."""
+    """SQL that drops or empties a table: DROP, TRUNCATE, ALTER TABLE … DROP, or DELETE or UPDATE
+    without WHERE, however it reaches the client (sql_texts) and however its comments fall
+    (_sql_readings); SQL it cannot see counts as such."""
     texts = sql_texts(parsed, fed, table.get("sql-operands", False))
     if texts is None:
         return True
-    for statement in (s for text in texts for s in text.split(";")):
+    for statement in (s for text in texts for reading in _sql_readings(text) for s in reading.split(";")):
         if _SQL_STATEMENT.search(statement):
             return True
         if _SQL_DELETE.search(statement) and not _SQL_WHERE.search(statement):
