@@ -195,6 +195,8 @@ def _config_set(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str 
         return None
     if code_key(operands[0], root.get("code-keys", ())):
         return f"{shown} sets {operands[0]}, which runs a command"
+    if code_key(operands[0], root.get("loss-keys", ())):  # what later commands throw away, not code: it still asks
+        return f"{shown} sets {operands[0]}, which makes later commands throw away work they would keep"
     return None
 
 

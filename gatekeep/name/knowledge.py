@@ -95,6 +95,7 @@ LIST_KEYS = (
     "aliases",
     "code-modules",
     "code-keys",
+    "loss-keys",
     "checks",
     "script-assignments",
     "default-programs",
@@ -199,6 +200,7 @@ SCHEMA = {
     "code-modules": "`-m MODULE` values that run code they are given (`python -m code`)",
     "config-options": "options that set configuration (`git -c KEY=VALUE`)...",
     "code-keys": "...and the configuration keys whose value is a command to run",
+    "loss-keys": "...and those that make it throw away what it would otherwise keep (`clean.requireForce`)",
     "default-programs": "files it runs when none is named (`make` runs ./Makefile)",
     "script-options": "options whose value is a shell command, read as a script of its own",
     "script-operands": "its operands are a command it runs (`npm exec -- CMD`), read as one",
@@ -360,7 +362,7 @@ def _compile_table(table: dict, where: str) -> dict:
         elif key in LIST_KEYS:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise ValueError(f"{where}: {key} must be a list of non-empty strings")
-            ordered = ("checks", "code-keys", "aliases", "loss-options", "loss-checks")
+            ordered = ("checks", "code-keys", "loss-keys", "aliases", "loss-options", "loss-checks")
             compiled[key] = tuple(value) if key in ordered else frozenset(value)
         elif key in BOOL_KEYS:
             if type(value) is not bool:
@@ -532,7 +534,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         writes += _written_operands(table.get("write-operands"), parsed.operands)
         if table.get("removes-operands") or parsed.has(*table.get("removes-with", ())):
             removes += parsed.operands
-        loss = loss or _loss(table, parsed, shown, root, args, fed)
+        loss = loss or _loss(table, parsed, shown, root, args, fed) or _loss_key(table, parsed, shown)
         hidden = [w for w in parsed.operands if _secret_operand(w, table.get("secret-operands", frozenset()))]
         secret = secret or (f"{shown} {hidden[0]} shows credentials" if hidden else None)
         options = table.get("secret-options", ())  # when given, only these make the form read a secret
@@ -733,6 +735,22 @@ def _loss(table: dict, parsed: Parsed, shown: str, root: dict, args: list[str], 
         text = fed() if callable(fed) else fed
         if any(LOSS_CHECKS[check](parsed, args, text, root) for check in checks):
             return what
+    return None
+
+
+def _loss_key(table: dict, parsed: Parsed, shown: str) -> str | None:
+    """A setting given on the line (`git -c clean.requireForce=false clean`) whose key makes the
+    tool throw away what it would otherwise keep: the table's `loss-keys`."""
+    keys = table.get("loss-keys")
+    if not keys:
+        return None
+    from gatekeep.name.checks import code_key
+
+    for option in table.get("config-options", ()):
+        for setting in parsed.values(option):
+            key = setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
+            if code_key(key, keys):
+                return f"{shown}: {option} {key} lets it throw away work it would otherwise keep"
     return None
 
 
