@@ -187,6 +187,7 @@ SCHEMA = {
     "loss-checks": "checks that tell (checks.py: a force push to `+main`, SQL that drops a table)",
     "secret": "what secret the form shows: it asks whatever rule allows the tool",
     "secret-options": "when given, only these make the form show it (`--raw`)",
+    "secret-bare": "what secret the form shows when no operand picks what it shows (`env`, `printenv`)",
     "secret-unless": "options that show only what their value picks: not a secret unless it may pick everything",
     "secret-operands": "operands that make it show one (`kubectl get secret`), or globs they match (`*token*`)",
     "credential-options": "options whose file is a secret used, never shown (`ssh -i KEY`)",
@@ -218,7 +219,7 @@ EXAMPLES = "examples"  # checked by the tests, not compiled
 # runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
 EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
-TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "shell-language")
+TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "secret-bare", "shell-language")
 INT_KEYS = ("max-operands", "arity", "wrapper-positionals")
 # naming's tests (tests/test_arity.py), not compiled: `LINE -> NAME`
 NAME_EXAMPLES = "name-examples"
@@ -227,6 +228,7 @@ LOSS_CLASSES = ("git", "files", "containers", "cluster", "infra", "databases")
 WRITE_OPERANDS = ("all", "last", "second")
 SHELL_LANGUAGES = ("python", "js", "perl", "ruby")  # the string syntaxes inline.py reads
 
+ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z_0-9]*=")
 _VERSIONED = lazy(r"(?P<family>[A-Za-z]+?)[0-9][0-9.]*")  # python3.12, ruby3.2, perl5.36
 STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev/tty"})
 _FD_PATH = lazy(r"(^|/)(dev|proc/[^/]+)/fd/[0-9]+$")
@@ -543,6 +545,8 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         )
         if not secret and "secret" in table and (parsed.has(*options) if options else True) and not spared:
             secret = f"{shown}: {table['secret']}"
+        if not secret and "secret-bare" in table and not spared and not _named(table, parsed.operands):
+            secret = f"{shown}: {table['secret-bare']}"  # `env`, `printenv`, `export -p`: all of it
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
         # the options this level reads: all of them, or those before its subcommand's name
         own = parsed if sub is None else parse(args[: parsed.first_operand], spec_of(table))
@@ -736,6 +740,14 @@ def _loss(table: dict, parsed: Parsed, shown: str, root: dict, args: list[str], 
         if any(LOSS_CHECKS[check](parsed, args, text, root) for check in checks):
             return what
     return None
+
+
+def _named(table: dict, operands: list[str]) -> list[str]:
+    """The operands that pick what a `secret-bare` form shows (`printenv HOME`); a wrapper's
+    assignments pick nothing (`env FOO=1` shows the whole environment, FOO too)."""
+    if table.get("wrapper-assignments"):
+        return [w for w in operands if not ASSIGNMENT.match(w)]
+    return list(operands)
 
 
 def _loss_key(table: dict, parsed: Parsed, shown: str) -> str | None:
