@@ -406,7 +406,28 @@ REVIEWED = [
     ("mkdir -p .cargo && echo x > .cargo/config.toml && cargo tree", ALLOW_ALL),
     ("echo 'yarnPath: x.js' > .yarnrc.yml && yarn", ALLOW_ALL),
     ("echo 'x:' > justfile && just x", ALLOW_ALL),
+    # the gaps the first review left (docs/security.md), closed
+    ("echo 'package x' > x_test.go && go test", ALLOW_ALL),
+    ("mkdir -p pkg && echo x > pkg/a_test.go; go test ./...", ALLOW_ALL),
+    ("git -c clean.requireForce=false clean -d", ALLOW_ALL),
+    ("git config clean.requireForce false", ALLOW_ALL),
+    ("git -c remote.origin.mirror=true push origin", ALLOW_ALL),
+    ("psql -c 'DROP/**/TABLE users' app", ALLOW_ALL),
+    ("env", ALLOW_ALL),
+    ("printenv", ALLOW_ALL),
+    ("printenv GITHUB_TOKEN", ALLOW_ALL),
+    ("export -p", ALLOW_ALL),
+    ("cat /proc/self/environ", ALLOW_ALL),
 ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["go test ./...", "echo x > notes.txt && go test", "echo 'package x' > x.go && go build", "printenv PATH"],
+)
+def test_what_the_closed_gaps_leave_alone(project, line):
+    verdict = decide(line, ALLOW_ALL)
+    assert verdict.decision == "allow", verdict.reason
 
 
 @pytest.mark.parametrize("line,policy", REVIEWED)

@@ -492,7 +492,20 @@ def _runs_what_it_writes(normalized: list[Normalized], writes: WriteContext, lin
         for program in program_files(list(n.allow_form or n.command.argv)):
             if places(n, program) & written:
                 return f"the line writes {program} and runs it: what it holds runs, and no rule has seen it"
+            path = _glob_place(places(n, program), written)
+            if path:
+                why = f"the line writes {path} and {n.name} runs {program}"
+                return f"{why}: what it holds runs, and no rule has seen it"
     return None
+
+
+def _glob_place(patterns: set[str], written: set[str]) -> str | None:
+    """A written path that fits a program given as a glob (`go test` runs ./*_test.go), or None."""
+    if not any(c in p for p in patterns for c in "*?["):
+        return None
+    from fnmatch import fnmatchcase
+
+    return next((path for pattern in patterns for path in sorted(written) if fnmatchcase(path, pattern)), None)
 
 
 def _git_elsewhere(form: tuple[str, ...]) -> bool:

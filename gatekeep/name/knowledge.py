@@ -202,7 +202,7 @@ SCHEMA = {
     "config-options": "options that set configuration (`git -c KEY=VALUE`)...",
     "code-keys": "...and the configuration keys whose value is a command to run",
     "loss-keys": "...and those that make it throw away what it would otherwise keep (`clean.requireForce`)",
-    "default-programs": "files it runs when none is named (`make` runs ./Makefile)",
+    "default-programs": "files it runs when none is named (`make` runs ./Makefile; globs: `go test` runs *_test.go)",
     "script-options": "options whose value is a shell command, read as a script of its own",
     "script-operands": "its operands are a command it runs (`npm exec -- CMD`), read as one",
     "script-assignments": "`NAME=VALUE` operands whose value is a command (`make CC=…`)",
@@ -889,7 +889,10 @@ def program_files(argv: list[str]) -> list[str]:
     given = [v for option, v in parsed.options if v is not None and option in table.get("program-options", ())]
     if table.get("program-operand") and parsed.operands and not parsed.has(*table.get("ends-options", ())):
         given.append(parsed.operands[0])
-    return files + (given or list(table.get("default-programs", ())))
+    defaults = table.get("default-programs", ())
+    for sub, _ in list(_down(table, argv[1:]))[1:]:  # a subcommand's own (`go test` runs *_test.go)
+        defaults = sub.get("default-programs", defaults)
+    return files + (given or list(defaults))
 
 
 def from_a_pipe(value: str) -> bool:
