@@ -418,12 +418,20 @@ REVIEWED = [
     ("printenv GITHUB_TOKEN", ALLOW_ALL),
     ("export -p", ALLOW_ALL),
     ("cat /proc/self/environ", ALLOW_ALL),
+    ("mkdir -p .husky && echo id > .husky/pre-commit && git commit -m x", ALLOW_ALL),
+    ("echo 'repos: []' > .pre-commit-config.yaml; git commit -m x", ALLOW_ALL),
 ]
 
 
 @pytest.mark.parametrize(
     "line",
-    ["go test ./...", "echo x > notes.txt && go test", "echo 'package x' > x.go && go build", "printenv PATH"],
+    [
+        "go test ./...",
+        "echo x > notes.txt && go test",
+        "echo 'package x' > x.go && go build",
+        "printenv PATH",
+        "echo x > notes.txt && git commit -am x",
+    ],
 )
 def test_what_the_closed_gaps_leave_alone(project, line):
     verdict = decide(line, ALLOW_ALL)
