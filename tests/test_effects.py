@@ -21,6 +21,7 @@ from gatekeep.name.knowledge import form_of
 from tests.conftest import policy_from, write
 
 ALLOW_ALL = "default: allow\n"
+GIT_ALL = "rules:\n  allow: ['git *']\n"
 
 
 @pytest.fixture
@@ -420,6 +421,27 @@ REVIEWED = [
     ("cat /proc/self/environ", ALLOW_ALL),
     ("mkdir -p .husky && echo id > .husky/pre-commit && git commit -m x", ALLOW_ALL),
     ("echo 'repos: []' > .pre-commit-config.yaml; git commit -m x", ALLOW_ALL),
+    # the second attacker's review: with no configuration...
+    ("git cat-file --batch <<< :.env", ""),
+    ("git cat-file --batch-all-objects --batch", ""),
+    ("openssl x509 -engine /tmp/evil.so -in c.pem -noout", ""),
+    ("openssl x509 -provider-path /tmp -provider evil -in c.pem", ""),
+    # ...and under broad rules
+    ("git credential-store get", GIT_ALL),
+    ("git diff | git apply -R", GIT_ALL),
+    ("yes | git checkout -p", GIT_ALL),
+    ("git checkout --merge README", GIT_ALL),
+    ("git merge --abort", GIT_ALL),
+    ("git submodule update --force", GIT_ALL),
+    ("git submodule deinit -f --all", GIT_ALL),
+    ("git update-ref -d refs/heads/main", GIT_ALL),
+    ("git branch -M feat main", GIT_ALL),
+    ("git tag -d v1", GIT_ALL),
+    ("git daemon --access-hook=id", GIT_ALL),
+    ("unlink ~/notes.txt", ALLOW_ALL),
+    ("shred -u ~/notes.txt", ALLOW_ALL),
+    ("zip -m /srv/o.zip ~/notes.txt", ALLOW_ALL),
+    ("crontab -r", ALLOW_ALL),
 ]
 
 
@@ -441,6 +463,7 @@ def test_what_the_closed_gaps_leave_alone(project, line):
 @pytest.mark.parametrize("line,policy", REVIEWED)
 def test_what_the_review_found_asks_or_is_denied(project, line, policy):
     write(project / "certs" / "server.key", "PRIVATE\n")
+    write(project / "README", "read me\n")
     verdict = decide(line.replace("{project}", str(project)), policy)
     assert verdict.decision != "allow", verdict.reason
 
