@@ -35,6 +35,53 @@ def test_eight_processes_appending_500_records_each_leave_4000_valid_lines(paths
     assert len({r["id"] for r in records}) == 4000
 
 
+def _append_past_a_size_limit(path: str, limit: int, size: int) -> str:
+    """In a process whose files may not grow past `limit` bytes (RLIMIT_FSIZE: the kernel cuts the
+    write short, then fails the next with EFBIG, as a full disk does), append a record of ~`size`
+    bytes; the error it raised, or "" when none."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing the process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    try:
+        audit.append(path, {"id": "torn", "command": "y" * size})
+    except OSError as e:
+        return type(e).__name__ + str(e.errno)
+    return ""
+
+
+def test_a_write_cut_short_by_a_full_disk_leaves_no_fragment(paths):
+    import multiprocessing
+
+    for i in range(3):
+        audit.append(paths.audit_log, {"id": str(i), "command": "x" * 50})
+    before = Path(paths.audit_log).read_bytes()
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        error = pool.apply(_append_past_a_size_limit, (paths.audit_log, len(before) + 100, 5000))
+    assert error == "OSError27", error  # EFBIG: the writer was told its record is not written
+    assert Path(paths.audit_log).read_bytes() == before  # cut back: nothing torn, nothing lost
+    audit.append(paths.audit_log, {"id": "after"})
+    records = [json.loads(line) for line in Path(paths.audit_log).read_bytes().splitlines()]
+    assert [r["id"] for r in records] == ["0", "1", "2", "after"]
+
+
+def test_a_torn_last_line_is_cut_off_before_the_next_record(paths):
+    audit.append(paths.audit_log, {"id": "whole"})
+    with open(paths.audit_log, "ab") as f:
+        f.write(b'{"id": "killed mid-wr')  # a writer killed in the middle of its write
+    audit.append(paths.audit_log, {"id": "next"})
+    records = [json.loads(line) for line in Path(paths.audit_log).read_bytes().splitlines()]
+    assert [r["id"] for r in records] == ["whole", "next"]
+
+
+def test_a_log_that_is_one_torn_line_is_emptied_before_the_next_record(paths):
+    Path(paths.audit_log).parent.mkdir(parents=True)
+    Path(paths.audit_log).write_bytes(b"x" * 200_000)  # longer than one block read backwards
+    audit.append(paths.audit_log, {"id": "first"})
+    assert [json.loads(line)["id"] for line in Path(paths.audit_log).read_bytes().splitlines()] == ["first"]
+
+
 def test_the_log_is_private_even_if_created_loose(paths):
     Path(paths.audit_log).parent.mkdir(parents=True)
     Path(paths.audit_log).touch(mode=0o644)

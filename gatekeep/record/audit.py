@@ -2,7 +2,10 @@
 
 Each record is written with a single write on a descriptor opened with
 O_APPEND, while holding an exclusive flock on that same descriptor: many
-processes can append at once and every line stays whole. The lock lives on
+processes can append at once and every line stays whole. A write is all or
+nothing: one cut short (a full disk) is cut back before the error goes up, and
+a torn last line left by a writer killed mid-write is cut off before the next
+record, so no record is ever glued to a fragment. The lock lives on
 the log itself (no extra lock file) and costs only the fcntl import, which
 matters on the hot path. The file is created private (0600).
 """
@@ -68,17 +71,45 @@ def append(path: str, record: dict) -> None:
     # (surrogateescape); they are written as JSON escapes (\udcff), so the line stays JSON
     data = (dumps(record) + "\n").encode("utf-8", "backslashreplace")
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         if os.fstat(fd).st_mode & 0o077:
             os.fchmod(fd, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        end = _whole_lines_end(fd)
         view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        try:
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        except BaseException:
+            os.ftruncate(fd, end)  # all or nothing: a short write (a full disk) is cut back
+            raise
     finally:
         os.close(fd)  # also releases the lock
+
+
+def _whole_lines_end(fd: int, block: int = 1 << 16) -> int:
+    """The log's size, once a torn last line is cut off: a writer killed in the middle of its
+    write (or one whose cut-back failed) leaves a line with no newline, which the next record
+    would be glued to. That fragment was never a record (its writer did not get its write done,
+    and blocked its line), so it goes; every whole line stays."""
+    size = os.fstat(fd).st_size
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    position = size
+    while position > 0:
+        start = max(0, position - block)
+        chunk = os.pread(fd, position - start, start)
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            end = start + newline + 1
+            break
+        position = start
+    else:
+        end = 0
+    os.ftruncate(fd, end)
+    return end
 
 
 def send_to_syslog(address: str, record: dict) -> None:
