@@ -265,6 +265,30 @@ def test_a_fifo_in_place_of_the_project_file_never_blocks(tmp_path):
     assert "not a regular file" in str(read_project_text(str(fifo)))
 
 
+@pytest.mark.parametrize("kind", ["directory", "fifo", "dangling symlink", "symlink to a directory"])
+def test_a_project_file_that_is_no_regular_file_makes_every_line_ask_with_a_message(tmp_path, kind):
+    """Its deny rules must not vanish in silence: the layer is broken, as a file that does not parse is."""
+    project_dir = tmp_path / "proj"
+    project_dir.mkdir()
+    where = project_dir / ".gatekeep.yaml"
+    if kind == "directory":
+        where.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(where)
+    elif kind == "dangling symlink":
+        where.symlink_to(tmp_path / "gone.yaml")
+    else:
+        (tmp_path / "d").mkdir()
+        where.symlink_to(tmp_path / "d")
+    assert project.find_project_files(str(project_dir)) == [str(where)]
+    for line in ("ls", "git status"):
+        result = gatekeep(project_dir, "check", "--no-prompt", "--", line)
+        assert result.returncode != 0, result.stderr  # not allowed: it asks, and no one answers
+        assert ".gatekeep.yaml" in result.stderr, result.stderr
+    trusted = gatekeep(project_dir, "trust")  # never waits on a FIFO, never trusts what it cannot read
+    assert trusted.returncode != 0 and ".gatekeep.yaml" in trusted.stderr, trusted.stderr
+
+
 def test_a_project_file_the_parser_fails_on_in_any_way_makes_every_line_ask(tmp_path, monkeypatch):
     import gatekeep.judge.policy as policy_module
 

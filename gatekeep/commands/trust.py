@@ -11,7 +11,7 @@ from gatekeep.core.display import visible
 from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
 from gatekeep.core.paths import get_paths
 from gatekeep.judge import project
-from gatekeep.judge.policy import parse_layer, read_text
+from gatekeep.judge.policy import parse_layer, read_project_text
 
 
 def trust(directory: str | None, revoke: bool, as_json: bool = False) -> int:
@@ -37,7 +37,9 @@ def trust(directory: str | None, revoke: bool, as_json: bool = False) -> int:
         return EXIT_ALLOW
     from pathlib import Path
 
-    text = read_text(Path(path), required=True)
+    text = read_project_text(path)  # bounded, and never waiting on a FIFO put in the file's place
+    if not isinstance(text, str):
+        raise text
     layer = parse_layer("project", Path(path), text)  # a file that does not load is never trusted
     allow = [pattern for verdict, pattern, _ in layer.rules if verdict == "allow"]
     project.trust(paths, path, text)  # the text just read and checked, not what the file holds later

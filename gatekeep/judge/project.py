@@ -32,7 +32,7 @@ def find_project_file(cwd: str) -> str | None:
 
 
 def find_project_files(cwd: str) -> list[str]:
-    """Every `.gatekeep.yaml` from the filesystem root down to `cwd`, outermost first.
+    """Every `.gatekeep.yaml` from the filesystem root down to `cwd`, outermost first, whatever it is.
 
     All of them count (issue 15): a nested one deeper in a repository adds to its
     parents' deny and ask rules, it cannot hide them.
@@ -41,7 +41,10 @@ def find_project_files(cwd: str) -> list[str]:
     found = []
     while True:
         candidate = os.path.join(directory, FILE_NAME)
-        if os.path.isfile(candidate):
+        # any entry of that name counts: one that is no regular file (a directory, a FIFO, a
+        # dangling symlink) is a broken layer that makes every line ask (policy.read_project_text),
+        # never a file quietly skipped, whose deny rules would vanish
+        if os.path.lexists(candidate):
             found.append(candidate)
         parent = os.path.dirname(directory)
         if parent == directory:
