@@ -124,6 +124,17 @@ def test_an_internal_error_blocks_with_one_line_and_a_log(capsys, monkeypatch, p
     assert code == 2
     assert err.count("\n") == 1 and "internal error (RuntimeError: boom); blocked" in err
     assert "Traceback" in Path(paths.error_log).read_text()
+    assert Path(paths.error_log).stat().st_mode & 0o777 == 0o600  # private: it shows the line and its paths
+
+
+def test_the_error_log_is_private_even_if_it_was_created_loose(capsys, monkeypatch, paths):
+    import gatekeep.commands.check as check_module
+
+    Path(paths.error_log).parent.mkdir(parents=True, exist_ok=True)
+    Path(paths.error_log).touch(mode=0o644)
+    monkeypatch.setattr(check_module, "evaluate", lambda line, policy, cwd: 1 / 0)
+    assert run(capsys, "check", "--", "git status")[0] == 2
+    assert Path(paths.error_log).stat().st_mode & 0o777 == 0o600
 
 
 def test_usage_errors_exit_2(capsys):
