@@ -42,13 +42,25 @@ class _Gatekeep(click.Group):
             raise OutputClosed() from e
 
 
+class _Check(click.Command):
+    """`gatekeep check ls -la`: click reads `-la` as gatekeep's own option and finds none; the
+    error then says how to pass the line (after `--`), which is what was meant."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as e:
+            e.message = e.message.rstrip(".") + ". To check a line, put it after `--`: gatekeep check -- 'ls -la'"
+            raise
+
+
 @click.group(cls=_Gatekeep, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="gatekeep")
 def cli() -> None:
     """A permission gate for the shell: vets every command line before any part of it runs."""
 
 
-@cli.command(context_settings=CONTEXT)
+@cli.command(cls=_Check, context_settings=CONTEXT)
 @policy_option
 @click.option("--no-prompt", is_flag=True, help="Never prompt: a line that needs approval is blocked.")
 @json_option
@@ -75,7 +87,7 @@ def rules() -> None:
 
 
 @rules.command(name="add", context_settings=CONTEXT)
-@click.argument("pattern")
+@click.argument("patterns", nargs=-1, required=True, metavar="PATTERN...")
 @click.option("--allow", "verdict", flag_value="allow", default=True, help="Allow matching commands (default).")
 @click.option("--ask", "verdict", flag_value="ask", help="Ask before running matching commands.")
 @click.option("--deny", "verdict", flag_value="deny", help="Never run matching commands.")
@@ -87,14 +99,14 @@ def rules() -> None:
     help="With --ask or --deny: a command this rule leaves to the others (repeatable).",
 )
 @policy_option
-def rules_add(pattern, verdict, excepts, policy_file) -> int:
-    """Add PATTERN to the user policy, e.g. 'npm run build *'.
+def rules_add(patterns, verdict, excepts, policy_file) -> int:
+    """Add each PATTERN to the user policy, e.g. 'npm run build *' 'make test *'.
 
     gatekeep rules add --deny 'rm -rf *' --except 'rm -rf /tmp/*'
     """
     from gatekeep.commands.rules import rules_add as run
 
-    return run(pattern, verdict, policy_file, tuple(excepts))
+    return run(patterns, verdict, policy_file, tuple(excepts))
 
 
 @rules.command(name="list", context_settings=CONTEXT)

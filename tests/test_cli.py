@@ -160,6 +160,26 @@ def test_rules_add_list_remove(capsys, paths):
     assert run(capsys, "check", "--", "npm run build --watch")[0] == 1
 
 
+def test_check_without_the_double_dash_says_how_to_pass_the_line(capsys):
+    code, _, err = run(capsys, "check", "ls", "-la")
+    assert code == 2 and "put it after `--`: gatekeep check -- 'ls -la'" in err
+
+
+def test_rules_add_says_what_it_stores_and_refuses_or_warns_as_a_user_would_want(capsys, paths):
+    code, _, err = run(capsys, "rules", "add", "*")
+    assert code == 2 and "would allow every command" in err
+    assert run(capsys, "rules", "add", "--deny", "*")[0] == 0  # denying everything is the user's call
+    code, out, err = run(capsys, "rules", "add", "git push:*", "curl -s http://127.0.0.1:*", "gti *", "rm -rf ~")
+    assert code == 0
+    assert "'git push:*' (stored as 'git push *')" in out
+    assert "'curl -s http://127.0.0.1:*' in" in out  # a port's `:*` stays as it is
+    assert "'gti' is no command here" in err
+    assert "can never apply: deny beats allow" in err
+    _, out, _ = run(capsys, "rules", "list", "--json")
+    user = [r["pattern"] for r in json.loads(out)["rules"] if r["layer"] == "user" and r["verdict"] == "allow"]
+    assert user == ["git push *", "curl -s http://127.0.0.1:*", "gti *", "rm -rf ~"]
+
+
 def test_rules_add_takes_exceptions_for_ask_and_deny_only(capsys, paths, tmp_path):
     code, out, _ = run(capsys, "rules", "add", "--deny", "rm -rf *", "--except", "rm -rf /tmp/*")
     assert code == 0 and "except 'rm -rf /tmp/*'" in out

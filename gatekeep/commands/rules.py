@@ -10,7 +10,7 @@ from gatekeep.core.display import visible
 from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
 from gatekeep.core.paths import current_directory, get_paths
 from gatekeep.judge.gate import evaluate, verdict_json
-from gatekeep.judge.match import compile_rule
+from gatekeep.judge.match import canonical, compile_rule, first_word
 from gatekeep.judge.policy import load_policy
 
 
@@ -18,26 +18,64 @@ def _target(policy_file: str | None) -> str:
     return policy_file or get_paths().user_policy
 
 
-def rules_add(pattern: str, verdict: str, policy_file: str | None, excepts: tuple[str, ...] = ()) -> int:
+def rules_add(patterns, verdict: str, policy_file: str | None, excepts: tuple[str, ...] = ()) -> int:
+    """Add each pattern (a str is one) and say what is stored: a pattern is stored in its canonical
+    form (`git push:*` as `git push *`), said when that differs from what was typed. An allow
+    pattern that would allow every command is refused (as `rules import` refuses it); one a deny
+    rule would always decide first, or whose command is not found here (`gti *`), is added with a
+    warning."""
     from gatekeep.record.policy_edit import add_rule
 
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
     if excepts and verdict == "allow":
         raise FatalError("only ask and deny rules take exceptions (--except): use --ask or --deny")
-    try:
-        compile_rule(pattern, verdict, "user", "", excepts)
-        if any(not e.strip() for e in excepts):
-            raise ValueError("an exception cannot be empty")
-        if any(" | " in e for e in (pattern, *excepts) if excepts):
-            raise ValueError("a pipeline pattern cannot take exceptions, nor be one")
-    except ValueError as e:
-        raise FatalError(str(e)) from None
+    for pattern in patterns:
+        try:
+            compile_rule(pattern, verdict, "user", "", excepts)
+            if any(not e.strip() for e in excepts):
+                raise ValueError("an exception cannot be empty")
+            if any(" | " in e for e in (pattern, *excepts) if excepts):
+                raise ValueError("a pipeline pattern cannot take exceptions, nor be one")
+        except ValueError as e:
+            raise FatalError(str(e)) from None
+        if verdict == "allow" and first_word(canonical(pattern)) is None and canonical(pattern).split(" ")[0] == "*":
+            raise FatalError(
+                f"'{visible(pattern)}' would allow every command; set `default: allow` in the policy if you mean it"
+            )
     path = _target(policy_file)
-    result = add_rule(get_paths(), path, pattern, verdict, excepts)
-    messages = {"added": f"added {verdict} rule", "exists": f"{verdict} rule already present"}
-    message = messages.get(result, f"{verdict} rule {result}")
-    shown = "".join(f" except '{visible(e)}'" for e in excepts)
-    click.echo(f"{message}: '{visible(pattern)}'{shown} in {path}")
+    for pattern in patterns:
+        stored = canonical(pattern)
+        for warning in _warnings(stored, verdict, policy_file):
+            click.echo(f"gatekeep: warning: {warning}", err=True)
+        result = add_rule(get_paths(), path, pattern, verdict, excepts)
+        messages = {"added": f"added {verdict} rule", "exists": f"{verdict} rule already present"}
+        message = messages.get(result, f"{verdict} rule {result}")
+        shown = "".join(f" except '{visible(e)}'" for e in excepts)
+        as_typed = "" if stored == " ".join(pattern.split()) else f" (stored as '{visible(stored)}')"
+        click.echo(f"{message}: '{visible(pattern)}'{as_typed}{shown} in {path}")
     return EXIT_ALLOW
+
+
+def _warnings(pattern: str, verdict: str, policy_file: str | None) -> list[str]:
+    """What a user would want to hear about a rule they add: a command word not found here (a
+    typo: `gti *`), and an allow rule that a deny rule decides first (`rm -rf ~`: deny beats allow)."""
+    from gatekeep.judge.decide import is_command_name
+
+    warnings = []
+    word = first_word(pattern)
+    if word and "/" not in word and not is_command_name(word):
+        warnings.append(f"'{visible(word)}' is no command here (not on PATH, nor a shell builtin): is it a typo?")
+    if verdict == "allow" and "*" not in pattern and " | " not in pattern:
+        from gatekeep.core.errors import PolicyError
+
+        try:
+            policy = load_policy(get_paths(), user_policy=policy_file)
+        except (PolicyError, OSError):
+            return warnings  # a policy that does not load says so itself on the next line
+        verdict_now = evaluate(pattern, policy, current_directory())
+        if verdict_now.decision == "deny":
+            warnings.append(f"this rule can never apply: deny beats allow, and {verdict_now.reason}")
+    return warnings
 
 
 def rules_remove(pattern: str, policy_file: str | None) -> int:

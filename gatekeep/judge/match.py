@@ -130,10 +130,14 @@ class Rule(record("Rule", "pattern verdict layer path excepts", defaults=((),)))
 
 
 def canonical(pattern: str) -> str:
-    """The form a pattern is stored and compared in: single spaces, `:*` read as ` *`."""
+    """The form a pattern is stored and compared in: single spaces, and Claude Code's `:*` after
+    a word (`git push:*`, `npm run test:*`) read as ` *`. Not after a word that holds `/`, `.` or
+    `:` (`http://127.0.0.1:*`, `host.example:*`): there the `*` is a port or a name's end."""
     text = " ".join(pattern.split())
     if text.endswith(":*") and not text.endswith("\\:*"):
-        text = text[:-2] + " *"
+        last = text[:-2].rsplit(" ", 1)[-1]
+        if not any(c in last for c in "/.:"):
+            text = text[:-2] + " *"
     return text
 
 
@@ -412,7 +416,8 @@ def _indexed_word(pattern: str) -> str | None:
     canonical only changes the first word of a one-word pattern ending in `:*` (`git:*`)."""
     words = pattern.split(None, 1)
     first = words[0] if words else ""
-    if len(words) == 1 and first.endswith(":*") and not first.endswith("\\:*"):
+    claude_suffix = first.endswith(":*") and not first.endswith("\\:*") and not any(c in first[:-2] for c in "/.:")
+    if len(words) == 1 and claude_suffix:
         first = first[:-2]
     return first if "*" not in first else first_word(first)
 
