@@ -82,6 +82,36 @@ def test_a_log_that_is_one_torn_line_is_emptied_before_the_next_record(paths):
     assert [json.loads(line)["id"] for line in Path(paths.audit_log).read_bytes().splitlines()] == ["first"]
 
 
+def test_a_lock_held_by_a_stalled_process_blocks_the_record_in_time(paths, monkeypatch):
+    import subprocess
+    import sys
+
+    audit.append(paths.audit_log, {"id": "before"})
+    holder = subprocess.Popen(  # a real process holding the log's lock, as a stopped writer would
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX);"
+         " print('held', flush=True); time.sleep(60)", paths.audit_log],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(audit, "LOCK_SECONDS", 0.5)
+        started = time.monotonic()
+        with pytest.raises(TimeoutError, match="held its lock for 0.5 s"):
+            audit.append(paths.audit_log, {"id": "blocked"})
+        assert 0.4 < time.monotonic() - started < 3
+        from gatekeep.core.errors import FatalError
+        from gatekeep.record.decision import append_record
+
+        with pytest.raises(FatalError, match="cannot write the audit log .*held its lock.*the line is blocked"):
+            append_record(paths.audit_log, {"id": "blocked"})
+    finally:
+        holder.kill()
+        holder.wait()
+    audit.append(paths.audit_log, {"id": "after"})  # once the holder is gone, records go in again
+    ids = [json.loads(line)["id"] for line in Path(paths.audit_log).read_bytes().splitlines()]
+    assert ids == ["before", "after"]
+
+
 def test_the_log_is_private_even_if_created_loose(paths):
     Path(paths.audit_log).parent.mkdir(parents=True)
     Path(paths.audit_log).touch(mode=0o644)

@@ -75,7 +75,7 @@ def append(path: str, record: dict) -> None:
     try:
         if os.fstat(fd).st_mode & 0o077:
             os.fchmod(fd, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _lock(fd, LOCK_SECONDS)
         end = _whole_lines_end(fd)
         view = memoryview(data)
         try:
@@ -87,6 +87,33 @@ def append(path: str, record: dict) -> None:
             raise
     finally:
         os.close(fd)  # also releases the lock
+
+
+# How long a record waits for the log's lock: another writer holds it for one write, so a wait
+# this long means a process stalled with it (stopped, or on a hung disk); the line is then blocked.
+LOCK_SECONDS = 5.0
+
+
+def _lock(fd: int, seconds: float) -> None:
+    """The log's exclusive lock, or TimeoutError (an OSError: the line is blocked, never allowed,
+    with its one-line reason) when another process has held it for `seconds`."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    import time
+
+    deadline, pause = time.monotonic() + seconds, 0.001
+    while True:
+        time.sleep(pause)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"another process has held its lock for {seconds:g} s") from None
+        pause = min(pause * 2, 0.05)
 
 
 def _whole_lines_end(fd: int, block: int = 1 << 16) -> int:
