@@ -120,3 +120,36 @@ def test_the_lock_is_per_file_and_lives_in_the_state_dir(paths, tmp_path):
     add_rule(paths, other, "ls *", "allow")
     add_rule(paths, paths.user_policy, "ls *", "allow")
     assert len(os.listdir(paths.lock_dir)) == 2
+
+
+def test_a_writer_killed_before_its_rename_leaves_no_temporary_for_ever(paths, tmp_path):
+    """`rules add` killed with SIGKILL between writing its temporary and renaming it: the next edit
+    removes that temporary once it is old enough to be nobody's, and keeps a live writer's."""
+    import signal
+    import subprocess
+    import sys
+
+    add_rule(paths, paths.user_policy, "make test", "allow")
+    code = (
+        "import os, sys, time\n"
+        "from gatekeep.core import atomic\n"
+        "real = os.replace\n"
+        "def stall(a, b): print('written', flush=True); time.sleep(60)\n"
+        "os.replace = stall\n"
+        "atomic.write_atomic(sys.argv[1], 'rules: {}\\n')\n"
+    )
+    writer = subprocess.Popen([sys.executable, "-c", code, paths.user_policy], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline() == "written\n"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    directory = Path(paths.user_policy).parent
+    (left,) = [p for p in directory.iterdir() if p.name.endswith(".tmp")]
+    live = directory / f".{Path(paths.user_policy).name}.{'0' * 12}.tmp"
+    live.write_text("a writer at work")
+    add_rule(paths, paths.user_policy, "make lint", "allow")
+    assert left.exists() and live.exists()  # young: it may be a live writer's
+    old = time.time() - 3600
+    os.utime(left, (old, old))
+    add_rule(paths, paths.user_policy, "make docs", "allow")
+    assert not left.exists() and live.exists()
+    assert "make docs" in Path(paths.user_policy).read_text()

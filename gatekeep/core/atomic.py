@@ -22,6 +22,7 @@ def write_atomic(path: str | os.PathLike, text: str | bytes, new_mode: int = 0o6
     except FileNotFoundError:
         mode = new_mode
     data = text if isinstance(text, bytes) else text.encode("utf-8")
+    _remove_stale(directory or ".", name)
     fd, tmp = _create_beside(directory, name)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -36,6 +37,31 @@ def write_atomic(path: str | os.PathLike, text: str | bytes, new_mode: int = 0o6
         except FileNotFoundError:
             pass
         raise
+
+
+STALE_SECONDS = 600  # a write takes milliseconds: a temporary this old was left by a killed writer
+
+
+def _remove_stale(directory: str, name: str) -> None:
+    """Remove the `.NAME.RANDOM.tmp` files a writer killed before its rename left beside NAME
+    (`rules add` killed mid-write), once they are STALE_SECONDS old: a live writer's is younger."""
+    import time
+
+    prefix, cutoff = f".{name}.", time.time() - STALE_SECONDS
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    for entry in entries:
+        middle = entry[len(prefix) : -len(".tmp")]
+        if not (entry.startswith(prefix) and entry.endswith(".tmp") and len(middle) == 12):
+            continue
+        try:
+            stale = os.lstat(os.path.join(directory, entry)).st_mtime < cutoff
+            if stale and all(c in "0123456789abcdef" for c in middle):
+                os.unlink(os.path.join(directory, entry))
+        except OSError:
+            pass  # gone already, or not ours to remove: it only costs space
 
 
 def _create_beside(directory: str, name: str) -> tuple[int, str]:
