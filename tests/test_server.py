@@ -387,6 +387,17 @@ def test_a_spare_left_by_a_killed_server_hands_its_line_back_and_a_new_server_st
     assert (run.served, run.code) == (True, 1)
 
 
+def test_a_server_whose_directory_is_removed_ends_soon_with_its_spare(served, paths):
+    import shutil
+
+    pid = served()
+    spares = servers_in(paths.server_dir) - {pid}
+    shutil.rmtree(paths.server_dir)  # a removed state directory, a test suite's HOME
+    started = time.monotonic()
+    wait_for(lambda: not alive(pid) and not any(alive(p) for p in spares), seconds=20)
+    assert time.monotonic() - started < 15  # within a tick or two, not the idle half hour
+
+
 def test_no_server_starts_one_and_a_stuck_one_is_passed_by(served):
     assert server_pid() is None
     first = gate(["check", "--no-prompt", "--", "git status"])

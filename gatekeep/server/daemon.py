@@ -21,7 +21,7 @@ each, in their own process, and nothing goes back from a worker to the server
 but the connection. Only its own user's processes are answered (SO_PEERCRED
 where the system has it; the directory's and socket's modes everywhere).
 
-It ends after IDLE_SECONDS without a line, when its socket is no longer the one
+It ends after IDLE_SECONDS without a line, within TICK_SECONDS when its socket is no longer the one
 at its path (a client took it away from a server that did not answer), and when
 any file of gatekeep it runs (its modules, its data, the interpreter) has
 changed: the spare looks as it takes a line (~0.3 ms) and answers STALE, and the
@@ -44,7 +44,9 @@ import sys
 from gatekeep.server import wire
 
 IDLE_SECONDS = 30 * 60
-TICK_SECONDS = 60.0  # how often an idle server looks at its socket path
+# how often an idle server looks at its socket path: a server whose socket or whole directory is
+# gone (a removed state directory, a test's HOME) ends within this, and lets go of its lock
+TICK_SECONDS = 5.0
 REQUEST_SECONDS = 2.0  # for a worker to receive its request
 LOCK_SECONDS = 1.0  # for the lock, held by a server that is ending
 SPARE_AFTER_SECONDS = 0.02  # a line judged longer than this gets a spare beside it, for the next
