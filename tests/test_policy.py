@@ -282,3 +282,22 @@ def test_the_policy_kept_is_used_only_while_nothing_it_came_from_changed(tmp_pat
     assert not shows_change(first)
     again = load_policy(get_paths(), None, repo)
     assert again is not first and shows_change(again)
+
+
+def test_a_user_policy_too_large_to_read_blocks_every_line_with_a_message(paths):
+    from gatekeep.judge.policy import MAX_POLICY_BYTES
+
+    filler = "# " + "x" * 1000 + "\n"
+    write(paths.user_policy, "rules:\n  allow: ['ls *']\n" + filler * (MAX_POLICY_BYTES // len(filler) + 1))
+    with pytest.raises(PolicyError, match="larger than 4 MiB, so gatekeep does not read it"):
+        load_policy(paths)
+
+
+def test_a_user_policy_that_takes_too_long_to_read_blocks_every_line_with_a_message(paths, monkeypatch):
+    import gatekeep.judge.policy as policy_module
+
+    monkeypatch.setattr(policy_module, "POLICY_READ_SECONDS", 0.01)
+    # flow mappings: the slowest shape for the parser that reads what the fast reader is not sure of
+    write(paths.user_policy, "rules: {allow: [" + ", ".join(f"{{a{i}: b}}" for i in range(20000)) + "]}\n")
+    with pytest.raises(PolicyError, match="took more than 0.01 s to read"):
+        load_policy(paths)

@@ -225,13 +225,31 @@ def _compile(sources) -> tuple:
 PROJECT_READ_SECONDS = 2.0  # of CPU to read a project file: see _parse_project
 
 
+POLICY_READ_SECONDS = 5.0  # of CPU to read the system or user policy (~40,000 rules read in 0.03 s)
+MAX_POLICY_BYTES = 4 * 1024 * 1024  # a user or system policy larger than this is not read
+
+
 def _parse_source(name: str, path, text: str | PolicyError) -> Layer:
     """A broken built-in, system or user file blocks every line until it is fixed. A broken
     project file, which came with a repository, makes every line ask instead: still never
-    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out."""
+    allowed unseen, but the user can approve the `cd ..` or the edit that gets them out.
+    A system or user file is read within bounds too, though it is the user's own: larger
+    than MAX_POLICY_BYTES (read_text), or more than POLICY_READ_SECONDS of CPU to read, it
+    is broken, so that a runaway file (50 MB, 500,000 rules) blocks lines with a message
+    instead of stalling every one for seconds."""
     if name == "project":
         return _parse_project(path, text)
-    return parse_layer(name, path, text)
+    from gatekeep.core.budget import Limit, OutOfTime
+
+    limit = None
+    try:
+        with Limit(POLICY_READ_SECONDS) as limit:
+            return parse_layer(name, path, text)
+    except OutOfTime as e:
+        if e.limit is not limit:
+            raise
+        why = f"took more than {POLICY_READ_SECONDS:g} s to read: remove the rules you do not use"
+        raise PolicyError(path, why) from None
 
 
 def _parse_project(path: str, text: str | PolicyError) -> Layer:
@@ -410,10 +428,15 @@ def _flow_depth(text: str) -> int:
 
 
 def read_text(path: str, required: bool = False) -> str:
-    """The file's text; "" for a missing file that is not required."""
+    """The file's text; "" for a missing file that is not required; a PolicyError for one larger
+    than MAX_POLICY_BYTES (read no further)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return f.read()
+            text = f.read(MAX_POLICY_BYTES + 1)
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_POLICY_BYTES:
+            size = f"{MAX_POLICY_BYTES // (1024 * 1024)} MiB"
+            raise PolicyError(path, f"larger than {size}, so gatekeep does not read it: remove the rules you do not use")
+        return text
     except (FileNotFoundError, NotADirectoryError):  # ENOTDIR: a directory above it is a file
         if required:
             raise PolicyError(path, "the file does not exist") from None
