@@ -82,6 +82,14 @@ def test_a_log_that_is_one_torn_line_is_emptied_before_the_next_record(paths):
     assert [json.loads(line)["id"] for line in Path(paths.audit_log).read_bytes().splitlines()] == ["first"]
 
 
+def _raised(path: str) -> str:
+    try:
+        audit.append(path, {"id": "from a thread"})
+    except OSError as e:
+        return type(e).__name__
+    return ""
+
+
 def test_a_lock_held_by_a_stalled_process_blocks_the_record_in_time(paths, monkeypatch):
     import subprocess
     import sys
@@ -104,6 +112,11 @@ def test_a_lock_held_by_a_stalled_process_blocks_the_record_in_time(paths, monke
 
         with pytest.raises(FatalError, match="cannot write the audit log .*held its lock.*the line is blocked"):
             append_record(paths.audit_log, {"id": "blocked"})
+        errors = []  # off the main thread, where no timer handler can be set, it polls: the same limit
+        worker = threading.Thread(target=lambda: errors.append(_raised(paths.audit_log)))
+        worker.start()
+        worker.join(10)
+        assert errors == ["TimeoutError"]
     finally:
         holder.kill()
         holder.wait()

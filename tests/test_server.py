@@ -219,6 +219,46 @@ def test_an_agent_hook_is_served_with_its_event_on_stdin(served):
     assert json.loads(there.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def test_a_stopped_worker_holds_an_agent_hook_up_only_so_long_and_records_nothing(served, paths):
+    """A worker stopped while it judges (SIGSTOP): the client hangs up after client.REPLY_SECONDS
+    (the server kills the worker before it records) and decides itself, where the hook's own
+    deadline denies: well inside the 30 s a host gives a hook, past which most let the call go."""
+    from gatekeep.server.client import REPLY_SECONDS
+
+    server = served()
+    process = subprocess.Popen(
+        [*hook_argv(), "agent-hook", "claude"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    started = time.monotonic()
+    try:
+        process.stdin.write(RM_HOME_EVENT[:20])  # the start of an event: the worker waits for the rest
+        process.stdin.flush()
+        time.sleep(1)
+        for child in _children(server):  # the worker, and the spare beside it
+            os.kill(child, signal.SIGSTOP)
+        process.wait(timeout=40)  # stdin stays open, as a host's pipe
+        err = process.stderr.read().decode()
+    finally:
+        process.kill()
+        process.stdin.close()
+    took = time.monotonic() - started
+    assert REPLY_SECONDS <= took < 28, took
+    assert process.returncode == 2 and "blocked" in err, err  # Claude Code's "block", with the reason
+    records = Path(paths.audit_log).read_text().splitlines() if Path(paths.audit_log).exists() else []
+    assert not [r for r in records if '"agent"' in r]  # the stopped worker was killed before it recorded
+
+
 def _denied(run: Run) -> bool:
     """An agent hook's deny as Claude Code reads it: exit 0 and the decision (exit 1 lets the call go ahead)."""
     return run.code == 0 and json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -96,12 +96,34 @@ LOCK_SECONDS = 5.0
 
 def _lock(fd: int, seconds: float) -> None:
     """The log's exclusive lock, or TimeoutError (an OSError: the line is blocked, never allowed,
-    with its one-line reason) when another process has held it for `seconds`."""
+    with its one-line reason) when another process has held it for `seconds`. The wait is flock's
+    own (the kernel queues the waiter, /proc/locks shows it), ended by a real-time timer: a wait
+    uses no CPU, so budget.Limit's CPU timer cannot end it. At record time no other timer runs
+    (the parser's ITIMER_REAL has ended with the decision); off the main thread, where no
+    handler can be set, it polls instead."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return
     except BlockingIOError:
         pass
+    import _signal  # signal's C module: `import signal` would load enum
+
+    def expired(_signum, _frame):
+        raise TimeoutError(f"another process has held its lock for {seconds:g} s")
+
+    try:
+        previous = _signal.signal(_signal.SIGALRM, expired)
+    except ValueError:  # not the main thread
+        return _poll_lock(fd, seconds)
+    try:
+        _signal.setitimer(_signal.ITIMER_REAL, seconds)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    finally:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, previous)
+
+
+def _poll_lock(fd: int, seconds: float) -> None:
     import time
 
     deadline, pause = time.monotonic() + seconds, 0.001

@@ -21,6 +21,11 @@ import sys
 
 GATES = ("check", "agent-hook", "claude-hook")  # the commands whose exit code is a verdict
 ACCEPT_SECONDS = 2.0  # a server that has not taken the request by then is stuck: decide here
+# A worker that has not answered by then is stopped or waiting on something (an agent's event on
+# a pipe that never ends): hang up, which makes the server kill it before it records, and decide
+# here, where an agent hook has its own deadline (agent_hook.DEADLINE_SECONDS): together well under
+# the 30 s a host gives a hook, past which most hosts let the tool call through.
+REPLY_SECONDS = 12.0
 
 
 class _Absent(Exception):
@@ -132,7 +137,7 @@ def _exchange(sock, args: list[str], directory: str, here: int, encodings) -> in
         # Only now, with a worker on the other end: descriptors sent to a stuck server would stay
         # open in its socket's queue, and the shell reading this process's output would wait on them.
         wire.send_request(sock, wire.encode_request(args, encodings), [0, 1, 2, here])
-        sock.settimeout(None)  # the worker's own time limits bound the check, as they do here
+        sock.settimeout(REPLY_SECONDS)  # (a TimeoutError, an OSError: decided here)
         reply = sock.recv(2)
         if len(reply) == 1:
             reply += sock.recv(1)
