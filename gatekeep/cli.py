@@ -240,6 +240,20 @@ def install(shell, agent, remove, as_json) -> int:
     return run(shell, remove, as_json)
 
 
+@cli.command(context_settings=CONTEXT)
+@click.option("--purge", is_flag=True, help="Also remove the user policy and the state (audit log, caches, trust).")
+@json_option
+def uninstall(purge, as_json) -> int:
+    """Take gatekeep out of both shells' rc files and every coding agent, and stop its warm checker.
+
+    Your policy and records stay unless --purge is given. Files install made that
+    hold nothing else are removed; your own lines and settings stay.
+    """
+    from gatekeep.commands.uninstall import uninstall as run
+
+    return run(purge, as_json)
+
+
 @cli.command(name="agent-hook", context_settings=CONTEXT)
 @click.argument("agent", type=click.Choice(AGENTS))
 @policy_option

@@ -256,3 +256,82 @@ def test_claudes_on_failure_is_kept_when_claude_is_not_on_path_this_time(isolate
     assert main(["install", "--agent", "claude"]) == 0
     handler = json.loads(agent_file(isolated_home, "claude").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
     assert handler["onFailure"] == "block"
+
+
+# --- `gatekeep uninstall`: everything install put in comes out, and the warm checker stops -----
+
+
+def _gatekeep(*args: str, env=None) -> subprocess.CompletedProcess:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "gatekeep", *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_uninstall_purge_leaves_no_file_or_process_of_gatekeep(isolated_home, monkeypatch):
+    import os
+    import time
+    from pathlib import Path
+
+    from gatekeep.core.paths import get_paths
+
+    bashrc = isolated_home / ".bashrc"
+    bashrc.write_text("# mine\nalias ll='ls -l'\n")
+    claude = agent_file(isolated_home, "claude")
+    claude.parent.mkdir(parents=True)
+    claude.write_text(json.dumps(THEIRS["claude"], indent=4))
+    before = {p: p.read_text() for p in (bashrc, claude)}
+    for shell in ("bash", "zsh"):
+        assert _gatekeep("install", "--shell", shell).returncode == 0
+    for agent in AGENT_FILES:
+        assert _gatekeep("install", "--agent", agent).returncode == 0
+    assert (isolated_home / ".zshrc").exists()  # made by install: it did not exist
+    _gatekeep("rules", "add", "make *")
+    served = {k: v for k, v in os.environ.items() if k != "GATEKEEP_SERVER"}
+    import sys
+
+    client = [sys.executable, "-c", "import sys; from gatekeep.server.client import main; sys.exit(main())"]
+    first = subprocess.run([*client, "check", "--no-prompt", "--", "ls"], env=served, timeout=60)
+    assert first.returncode == 0  # decided by the client, which then starts a server, as the hooks' does
+    server_dir = get_paths().server_dir
+    deadline = time.monotonic() + 20
+    while not (os.path.isdir(server_dir) and any(n.endswith(".lock") for n in os.listdir(server_dir))):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    marker = f"serve({server_dir!r})".encode()
+
+    def servers() -> list[str]:
+        found = []
+        for entry in Path("/proc").glob("[0-9]*"):
+            try:
+                cmdline, stat = (entry / "cmdline").read_bytes(), (entry / "stat").read_text()
+            except OSError:
+                continue
+            if marker in cmdline and stat.rsplit(")", 1)[-1].split()[0] != "Z":
+                found.append(entry.name)
+        return found
+
+    assert servers()
+    done = _gatekeep("uninstall", "--purge", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stopped"] and not servers()  # the warm checker, its spare and workers
+    assert bashrc.read_text() == before[bashrc]  # the user's own lines, as they were
+    assert not (isolated_home / ".zshrc").exists()  # install made it: gone with the block
+    assert json.loads(claude.read_text()) == THEIRS["claude"]  # their settings kept, the hook out
+    for agent in AGENT_FILES:
+        if agent != "claude":  # files install made for the other hosts are gone
+            assert not agent_file(isolated_home, agent).exists(), agent
+    paths = get_paths()
+    assert not os.path.exists(paths.state_dir) and not os.path.exists(paths.user_policy)
+    assert not os.path.exists(paths.config_dir)
+
+
+def test_uninstall_without_purge_keeps_the_policy_and_records(isolated_home):
+    from gatekeep.core.paths import get_paths
+
+    assert _gatekeep("install", "--shell", "bash").returncode == 0
+    _gatekeep("rules", "add", "make *")
+    done = _gatekeep("uninstall")
+    assert done.returncode == 0 and "--purge removes them" in done.stdout
+    assert not (isolated_home / ".bashrc").exists()  # install made it, and it held nothing else
+    assert "make *" in open(get_paths().user_policy).read()

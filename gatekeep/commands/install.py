@@ -46,15 +46,7 @@ def block(shell: str) -> str:
 def install(shell: str, remove: bool, as_json: bool = False) -> int:
     """Write the block (or take it out); with `as_json`, one object: `shell`, `rc_file`, and `action`,
     "installed", "removed" or "absent" (--remove found no block: nothing changed)."""
-    path = rc_file(shell)
-    text = _read(path)
-    kept = _BLOCK.sub("\n", text).rstrip("\n")
-    new = (kept + "\n") if remove else (kept + "\n\n" if kept else "") + block(shell)
-    if remove and kept == text.rstrip("\n"):
-        action = "absent"
-    else:
-        _write(path, new)
-        action = "removed" if remove else "installed"
+    path, action = change_shell(shell, remove)
     if as_json:
         click.echo(json.dumps({"shell": shell, "rc_file": str(path), "action": action}, ensure_ascii=False))
     elif action == "absent":
@@ -66,23 +58,62 @@ def install(shell: str, remove: bool, as_json: bool = False) -> int:
     return EXIT_ALLOW
 
 
+def change_shell(shell: str, remove: bool) -> tuple[Path, str]:
+    """Write the block, or take it out: the rc file and "installed", "removed" or "absent". An rc
+    file gatekeep made (it did not exist) and that holds nothing else once the block is out is
+    removed, as it was."""
+    path = rc_file(shell)
+    text = _read(path)
+    kept = _BLOCK.sub("\n", text).rstrip("\n")
+    new = (kept + "\n") if remove else (kept + "\n\n" if kept else "") + block(shell)
+    if remove and kept == text.rstrip("\n"):
+        return path, "absent"
+    if remove and not kept.strip() and _made_by_us(path):
+        _delete(path)
+    else:
+        _write(path, new)
+    return path, "removed" if remove else "installed"
+
+
+def change_agent(agent: str, remove: bool) -> tuple[Path, str]:
+    """Register the hook with a coding agent, or take it out: its settings file and "installed",
+    "unchanged", "removed" or "absent". A settings file gatekeep made that holds nothing else
+    once the hook is out (`{}`) is removed, as it was."""
+    from gatekeep.agents.setup import SETUPS
+
+    setup = SETUPS[agent]
+    path = Path(setup.path())
+    current = _read(path) if path.exists() else None
+    if remove and current is None:
+        return path, "absent"
+    new = setup.render(current, setup.start(), remove)
+    if _same(current, new):
+        return path, "absent" if remove else "unchanged"
+    if new is None or remove and _only_ours(setup, new) and _made_by_us(path):
+        _delete(path)
+    else:
+        _write(path, new)
+    return path, "removed" if remove else "installed"
+
+
+def _only_ours(setup, text: str) -> bool:
+    """Whether settings hold nothing but what install writes around its hook (`{}`, Cursor's
+    `{"version": 1}`): what is left of a file install made, once the hook is out."""
+    made = setup.render(None, setup.start(), False)
+    left = setup.render(made, setup.start(), True) if made is not None else None
+    try:
+        return json.loads(text) in ({}, [], json.loads(left) if left else {})
+    except ValueError:
+        return False
+
+
 def install_agent(agent: str, remove: bool, as_json: bool = False) -> int:
     """Register (or take out) the hook with a coding agent; with `as_json`, one object: `agent`, `file`,
     and `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none)."""
     from gatekeep.agents.setup import SETUPS
 
     setup = SETUPS[agent]
-    path = Path(setup.path())
-    current = _read(path) if path.exists() else None
-    new = setup.render(current, setup.start(), remove)
-    if _same(current, new):
-        action = "absent" if remove else "unchanged"
-    else:
-        if new is None:
-            _delete(path)
-        else:
-            _write(path, new)
-        action = "removed" if remove else "installed"
+    path, action = change_agent(agent, remove)
     if as_json:
         click.echo(json.dumps({"agent": agent, "file": str(path), "action": action}, ensure_ascii=False))
         return EXIT_ALLOW
@@ -129,8 +160,42 @@ def _read(path: Path) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    """Replace the file a link points to, not the link (rc files and settings kept in a dotfiles repository)."""
+    """Replace the file a link points to, not the link (rc files and settings kept in a dotfiles
+    repository). A file that did not exist is remembered as gatekeep's (_made_by_us)."""
+    target = os.path.realpath(path)
+    made = not os.path.lexists(target)
     try:
-        write_atomic(os.path.realpath(path), text.encode("utf-8", "surrogateescape"), new_mode=0o644)
+        write_atomic(target, text.encode("utf-8", "surrogateescape"), new_mode=0o644)
     except OSError as e:
         raise FatalError(f"cannot write {path} ({e.strerror or e}); nothing changed") from None
+    if made:
+        _remember_made(target)
+
+
+def _made_file() -> str:
+    from gatekeep.core.paths import get_paths
+
+    return os.path.join(get_paths().state_dir, "made-by-install.json")
+
+
+def _made() -> list[str]:
+    """The files install created (they did not exist before it wrote them)."""
+    try:
+        with open(_made_file(), encoding="utf-8") as f:
+            made = json.load(f)
+    except (OSError, ValueError):
+        return []
+    return [p for p in made if isinstance(p, str)] if isinstance(made, list) else []
+
+
+def _remember_made(target: str) -> None:
+    made = _made()
+    if target not in made:
+        try:
+            write_atomic(_made_file(), json.dumps([*made, target], ensure_ascii=False) + "\n")
+        except OSError:
+            pass  # then uninstall leaves the file, emptied of gatekeep: never worse than today
+
+
+def _made_by_us(path: Path) -> bool:
+    return os.path.realpath(path) in _made()
