@@ -442,6 +442,9 @@ REVIEWED = [
     ("shred -u ~/notes.txt", ALLOW_ALL),
     ("zip -m /srv/o.zip ~/notes.txt", ALLOW_ALL),
     ("crontab -r", ALLOW_ALL),
+    # taking the gate out is the user's call, under any broad rule
+    ("gatekeep uninstall", ALLOW_ALL),
+    ("gatekeep install --agent claude --remove", "rules:\n  allow: ['gatekeep *']\n"),
 ]
 
 
