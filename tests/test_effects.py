@@ -442,6 +442,11 @@ REVIEWED = [
     ("shred -u ~/notes.txt", ALLOW_ALL),
     ("zip -m /srv/o.zip ~/notes.txt", ALLOW_ALL),
     ("crontab -r", ALLOW_ALL),
+    # a group table read cut's text options (-d, -f, -t) into other tools' flags: with no configuration
+    ("tail -f .env", ""),
+    ("cat -t .env", ""),
+    ("od -d .env", ""),
+    ("column -t .env", ""),
     # taking the gate out is the user's call, under any broad rule
     ("gatekeep uninstall", ALLOW_ALL),
     ("gatekeep install --agent claude --remove", "rules:\n  allow: ['gatekeep *']\n"),
@@ -498,3 +503,29 @@ def test_a_removal_target_computed_at_run_time_may_hold_work(project, target):
 def test_sql_that_loses_rows_is_loss_however_its_comments_fall(sql, loses):
     assert bool(form_of(["psql", "-c", sql, "app"]).loss) is loses
     assert bool(form_of(["mysql", "app"], sql).loss) is loses  # fed on its input too
+
+
+def test_no_option_of_a_read_only_tool_hides_a_secret_operand(project):
+    """`tail -f .env`, `cat -t .env`, `od -d .env`: a group table once read one tool's text option
+    (`cut -f 1`) into another tool's flag, and the secret after it was taken for text. Every
+    option of every read-only tool (aliases included) followed by `.env` must ask, unless the
+    table says the option's value is text or the tool names no files (`tr`)."""
+    from gatekeep.name.knowledge import load_knowledge
+
+    knowledge = load_knowledge()
+    policy = policy_from("")
+    context = write_context(str(project))
+    allowed, tried = [], 0
+    for name in sorted(knowledge.tables):
+        table = knowledge.table(name)[1]
+        if not table.get("read-only") or table.get("reads-no-content") or table.get("operands-not-paths"):
+            continue
+        options = set().union(*(table.get(k, ()) for k in ("value-options", "flags", "optional-value-options")))
+        options -= table.get("text-options", frozenset())
+        for tool in [name, *(alias for alias, of in knowledge.aliases.items() if of == name)]:
+            for option in sorted(options):
+                tried += 1
+                if evaluate(f"{tool} {option} .env", policy, str(project), context).decision == "allow":
+                    allowed.append(f"{tool} {option} .env")
+    assert tried > 5000
+    assert not allowed, allowed[:20]
