@@ -109,6 +109,18 @@ def rules_add(patterns, verdict, excepts, policy_file) -> int:
     return run(patterns, verdict, policy_file, tuple(excepts))
 
 
+@rules.command(name="edit", context_settings=CONTEXT)
+@policy_option
+def rules_edit(policy_file) -> int:
+    """Edit the user policy in $VISUAL or $EDITOR; it is saved only when it loads (as visudo does).
+
+    Typed at a gated prompt, it also works while the policy is broken.
+    """
+    from gatekeep.commands.rules import rules_edit as run
+
+    return run(policy_file)
+
+
 @rules.command(name="list", context_settings=CONTEXT)
 @policy_option
 @json_option

@@ -308,9 +308,42 @@ def test_a_broken_policy_names_the_file_the_fault_and_the_way_out(gated, shell):
     policy.write_text('rules:\n  allow: [ "ls *"\n')
     out = sh.run("touch allowed-1")
     assert str(policy) in out and "invalid YAML" in out and "line 3" in out
-    assert ("bash --norc" if shell == "bash" else "zsh -f") in out and "terminal starts" in out
+    assert ("bash --norc" if shell == "bash" else "zsh -f") in out and "gatekeep rules edit" in out
     assert not sh.exists("allowed-1")
     assert records()[-1]["outcome"] == "deny"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_broken_policy_is_mended_from_the_gated_prompt_and_nothing_else_runs(tmp_path, shell):
+    """The way out typed where the gate holds (no new shell): `gatekeep rules edit` saves only a
+    policy that loads, and `gatekeep doctor` runs; any other line, even one naming them, is blocked."""
+    policy = Path(get_paths().user_policy)
+    write(policy, 'rules:\n  allow: [ "ls *"\n')
+    fixed = 'rules:\n  allow: ["touch allowed-*"]\n'
+    editor = tmp_path / "editor.sh"  # first saves another broken file, then a good one
+    editor.write_text(
+        "#!/bin/sh\n"
+        f'if [ -e "{tmp_path}/tried" ]; then printf \'{fixed}\' > "$1"; else touch "{tmp_path}/tried"; echo "rules: [" > "$1"; fi\n'
+    )
+    editor.chmod(0o755)
+    import os
+
+    on_path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # the installed `gatekeep`, as a user has it
+    sh = Shell(shell, tmp_path / "home", hook_text(shell), env={"EDITOR": str(editor), "PATH": on_path})
+    try:
+        out = sh.run("gatekeep doctor; touch allowed-0")
+        assert not sh.exists("allowed-0") and "blocked" in out
+        sh.child.sendline("gatekeep rules edit")
+        sh.child.expect_exact("edit it again")  # the first save does not load: asked, not saved
+        sh.child.sendline("y")
+        sh.child.expect_exact(f"saved {policy}")
+        sh.child.expect_exact(PROMPT)
+        assert policy.read_text() == fixed
+        sh.run("touch allowed-1")
+        assert sh.exists("allowed-1")  # the gate is back, with the mended policy
+        assert any(r["outcome"] == "allow" and r["command"] == "gatekeep rules edit" for r in records())
+    finally:
+        sh.close()
 
 
 def test_the_hook_command_stays_one_the_tests_can_find():

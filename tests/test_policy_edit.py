@@ -153,3 +153,24 @@ def test_a_writer_killed_before_its_rename_leaves_no_temporary_for_ever(paths, t
     add_rule(paths, paths.user_policy, "make docs", "allow")
     assert not left.exists() and live.exists()
     assert "make docs" in Path(paths.user_policy).read_text()
+
+
+def test_rules_edit_saves_only_a_policy_that_loads(paths, tmp_path, monkeypatch, capsys):
+    from gatekeep.main import main
+
+    add_rule(paths, paths.user_policy, "make test", "allow")
+    before = Path(paths.user_policy).read_text()
+    broken = tmp_path / "broken.sh"
+    broken.write_text('#!/bin/sh\necho "rules: [" > "$1"\n')
+    broken.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(broken))
+    assert main(["rules", "edit"]) == 1  # no terminal to ask "edit again?": the policy stays
+    assert Path(paths.user_policy).read_text() == before
+    assert "invalid YAML" in capsys.readouterr().err
+    good = tmp_path / "good.sh"
+    good.write_text("#!/bin/sh\nprintf 'rules:\\n  allow: [\"make lint\"]\\n' > \"$1\"\n")
+    good.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(good))
+    assert main(["rules", "edit"]) == 0
+    assert "make lint" in Path(paths.user_policy).read_text()
+    assert not [p for p in Path(paths.state_dir).iterdir() if p.name.startswith("policy-edit-")]  # no copy left

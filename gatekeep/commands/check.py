@@ -14,6 +14,13 @@ from gatekeep.judge.policy import load_policy
 from gatekeep.record.decision import new_record, ready_to_record, record_broken_policy, save_record
 
 
+# The lines a broken system or user policy still lets through, typed exactly: the checkup, and the
+# editor that saves only a policy that loads (visudo's way), so that a typo in the policy never
+# leaves a gated terminal with nothing to type but a new shell. Nothing else: no options that
+# name other files, no expansions, no other command on the line.
+WAY_OUT = (["gatekeep", "doctor"], ["gatekeep", "doctor", "--json"], ["gatekeep", "rules", "edit"])
+
+
 def check(
     line: str,
     *,
@@ -31,13 +38,15 @@ def check(
     try:
         policy = load_policy(paths, policy_file, record["cwd"])
     except PolicyError as e:
+        if line.split() in WAY_OUT and not set(line) & set("\n\r;&|`$<>()"):
+            record_broken_policy(paths.audit_log, record, e, way_out=True)
+            return EXIT_ALLOW
         record_broken_policy(paths.audit_log, record, e)
-        # Every line is blocked, an editor or `bash --norc` typed at this prompt too: the way out
-        # is a shell without the hook that the terminal itself starts.
-        way_out = {"bash": "bash --norc", "zsh": "zsh -f"}.get(record["shell"] or "", "bash --norc, zsh -f")
+        # Every other line is blocked, an editor or `bash --norc` typed at this prompt too
+        other = {"bash": "bash --norc", "zsh": "zsh -f"}.get(record["shell"] or "", "bash --norc, zsh -f")
         print(
-            f"gatekeep: blocked: {e}; every line is blocked until {e.path} is fixed: edit it in a shell"
-            f" without the hook that your terminal starts ({way_out}), since nothing typed here runs",
+            f"gatekeep: blocked: {e}; every line is blocked until {e.path} is fixed: run `gatekeep rules edit`"
+            f" (it saves only a policy that loads), or edit it in a shell without the hook ({other})",
             file=sys.stderr,
         )
         return EXIT_ERROR

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import click
 
@@ -76,6 +78,36 @@ def _warnings(pattern: str, verdict: str, policy_file: str | None) -> list[str]:
         if verdict_now.decision == "deny":
             warnings.append(f"this rule can never apply: deny beats allow, and {verdict_now.reason}")
     return warnings
+
+
+def rules_edit(policy_file: str | None) -> int:
+    """Open the user policy in $VISUAL or $EDITOR (vi), and save what the editor wrote only when it
+    loads (record/policy_edit.edit_policy). Typed at a gated prompt, it is also the way out of a
+    broken policy, which blocks every other line (check.WAY_OUT)."""
+    import shlex
+    import subprocess
+
+    from gatekeep.record.policy_edit import edit_policy
+
+    editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+
+    def run_editor(path: str) -> None:
+        try:
+            subprocess.run([*editor, path], check=False)
+        except OSError as e:
+            raise FatalError(f"cannot start the editor {editor[0]} ({e.strerror or e}); set EDITOR") from None
+
+    def again(error: str) -> bool:
+        click.echo(f"gatekeep: {error}", err=True)
+        if not sys.stdin.isatty():
+            return False
+        return click.confirm("edit it again (no: keep the policy as it was)?", default=True, err=True)
+
+    path = _target(policy_file)
+    result = edit_policy(get_paths(), path, run_editor, again)
+    said = {"saved": f"saved {path}", "unchanged": f"no change to {path}", "kept": f"kept {path} as it was"}
+    click.echo(said[result])
+    return EXIT_ALLOW if result != "kept" else EXIT_BLOCKED
 
 
 def rules_remove(pattern: str, policy_file: str | None) -> int:

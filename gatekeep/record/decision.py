@@ -32,13 +32,14 @@ def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
     }
 
 
-def record_broken_policy(path: str, record: dict, error: PolicyError) -> None:
-    """A policy that does not load blocks the line; the audit log says so."""
+def record_broken_policy(path: str, record: dict, error: PolicyError, way_out: bool = False) -> None:
+    """A policy that does not load blocks the line (but the way out: check.WAY_OUT); the audit log says so."""
+    verdict = "allow" if way_out else "deny"
     record.update(
-        decision="deny",
-        outcome="deny",
+        decision=verdict,
+        outcome=verdict,
         rule=None,
-        reason=f"{error}; fix the policy to unblock",
+        reason=f"{error}; " + ("the way out of a broken policy" if way_out else "fix the policy to unblock"),
         prompted=False,
         answer=None,
         timed_out=False,

@@ -212,3 +212,42 @@ def _write(policy: Path, data) -> None:
     text = dump_roundtrip(data)
     parse_layer("user", policy, text)  # never write a file that would not load
     write_atomic(policy, text)
+
+
+def edit_policy(paths: Paths, policy: Path, run_editor, again) -> str:
+    """Edit `policy` as visudo edits sudoers: on a private copy, opened with `run_editor(path)`;
+    what the editor saved is put in place (atomically) only when it loads as a policy. Otherwise
+    the error is printed and `again(error)` says whether to edit the copy again; when not, the
+    policy is left as it was. Returns "saved", "unchanged" or "kept" (the edit was given up).
+    The copy is made and put back under the policy's lock, so that `rules add` waits for it."""
+    import tempfile
+
+    from gatekeep.core.errors import PolicyError
+
+    policy = Path(policy)
+    with locked(paths, policy):
+        try:
+            before = policy.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            before = None
+        os.makedirs(paths.state_dir, mode=0o700, exist_ok=True)
+        fd, copy = tempfile.mkstemp(prefix="policy-edit-", suffix=".yaml", dir=paths.state_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(NEW_POLICY if before is None else before)
+            while True:
+                run_editor(copy)
+                text = Path(copy).read_text(encoding="utf-8", errors="replace")
+                if text == before:
+                    return "unchanged"
+                try:
+                    parse_layer("user", str(policy), text)
+                except PolicyError as e:
+                    if again(str(e).replace(copy, str(policy))):
+                        continue
+                    return "kept"
+                write_atomic(policy, text)
+                return "saved"
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(copy)
