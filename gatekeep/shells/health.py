@@ -217,7 +217,8 @@ def check_policy() -> Check:
     try:
         policy = load_policy(get_paths(), None, current_directory())
     except FatalError as e:  # a PolicyError says which file and line
-        return Check("policy", False, str(e), "fix that file; until it loads, every line you type is blocked")
+        fix = "gatekeep rules edit (it saves only a policy that loads); until then every other line you type is blocked"
+        return Check("policy", False, str(e), fix)
     broken = [layer for layer in policy.layers if layer.error]
     if broken:
         fix = f"fix {broken[0].path}, or work outside that directory"
