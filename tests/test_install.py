@@ -335,3 +335,42 @@ def test_uninstall_without_purge_keeps_the_policy_and_records(isolated_home):
     assert done.returncode == 0 and "--purge removes them" in done.stdout
     assert not (isolated_home / ".bashrc").exists()  # install made it, and it held nothing else
     assert "make *" in open(get_paths().user_policy).read()
+
+
+def test_a_bash_login_shell_is_gated_after_install(isolated_home):
+    """tmux, a macOS terminal, an ssh login: bash reads ~/.profile, not ~/.bashrc. After install a
+    real login shell loads the hook, and a denied line does not run; --remove takes it out again."""
+    import os
+
+    import pexpect
+
+    from gatekeep.core.paths import get_paths
+    from tests.conftest import write
+
+    write(get_paths().user_policy, "rules:\n  deny: ['touch denied-*']\n")
+    (isolated_home / ".profile").write_text("export FROM_PROFILE=1\n")
+    (isolated_home / ".bashrc").write_text("PS1='GK-LOGIN> '\n")
+    assert main(["install", "--shell", "bash"]) == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BASH_FUNC", "PROMPT_COMMAND", "PS0"))}
+    env.update(HOME=str(isolated_home), TERM="dumb")
+    child = pexpect.spawn("bash", ["--login", "-i"], env=env, encoding="utf-8", timeout=30, cwd=str(isolated_home))
+    try:
+        child.expect_exact("GK-LOGIN> ")
+        child.sendline('echo "profile=$FROM_PROFILE"')  # a login shell: ~/.profile was read
+        child.expect_exact("profile=1")
+        child.expect_exact("GK-LOGIN> ")
+        child.sendline("touch denied-1; touch ok-1")  # the gate is on: the whole line is denied
+        child.expect_exact("GK-LOGIN> ")
+        assert "denied" in child.before
+        assert not (isolated_home / "denied-1").exists() and not (isolated_home / "ok-1").exists()
+    finally:
+        child.close(force=True)
+    assert main(["install", "--shell", "bash", "--remove"]) == 0
+    assert (isolated_home / ".profile").read_text() == "export FROM_PROFILE=1\n"
+
+
+def test_a_login_file_that_loads_bashrc_already_is_left_alone(isolated_home):
+    profile = isolated_home / ".bash_profile"
+    profile.write_text('[ -f ~/.bashrc ] && . ~/.bashrc\n')
+    assert main(["install", "--shell", "bash"]) == 0
+    assert profile.read_text() == '[ -f ~/.bashrc ] && . ~/.bashrc\n'

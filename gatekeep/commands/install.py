@@ -47,15 +47,62 @@ def install(shell: str, remove: bool, as_json: bool = False) -> int:
     """Write the block (or take it out); with `as_json`, one object: `shell`, `rc_file`, and `action`,
     "installed", "removed" or "absent" (--remove found no block: nothing changed)."""
     path, action = change_shell(shell, remove)
+    login = change_login(remove) if shell == "bash" else None
     if as_json:
-        click.echo(json.dumps({"shell": shell, "rc_file": str(path), "action": action}, ensure_ascii=False))
-    elif action == "absent":
+        data = {"shell": shell, "rc_file": str(path), "action": action}
+        if login is not None:
+            data.update(login_file=str(login[0]), login_action=login[1])
+        click.echo(json.dumps(data, ensure_ascii=False))
+        return EXIT_ALLOW
+    if action == "absent":
         click.echo(f"no gatekeep block in {path}")
     else:
         click.echo(f"{'removed the gatekeep block from' if remove else 'gatekeep hook installed in'} {path}")
-        if not remove:
-            click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
+    if login is not None and login[1] in ("installed", "removed"):
+        what = "login shells no longer load it from" if remove else "login shells load it too, from"
+        click.echo(f"{what} {login[0]}")
+    if not remove and action != "absent":
+        click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
     return EXIT_ALLOW
+
+
+# A bash login shell (tmux's default, a macOS terminal, some ssh logins) reads the first of these
+# and not ~/.bashrc. A login file that does not load ~/.bashrc gets a block that does, for
+# interactive shells only, in POSIX sh: ~/.profile is also read by sh at a graphical login.
+LOGIN_FILES = (".bash_profile", ".bash_login", ".profile")
+LOGIN_BLOCK = (
+    f"{BEGIN}\n# bash login shells read this file, not ~/.bashrc: load gatekeep's hook from there too\n"
+    'case $- in *i*) if [ -n "${BASH_VERSION-}" ] && [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi ;; esac\n'
+    f"{END}\n"
+)
+
+
+def login_file() -> Path:
+    """The file a bash login shell reads: the first of LOGIN_FILES there is, else ~/.bash_profile."""
+    home = Path(expand_home("~"))
+    return next((home / name for name in LOGIN_FILES if (home / name).exists()), home / LOGIN_FILES[0])
+
+
+def change_login(remove: bool) -> tuple[Path, str]:
+    """Make bash login shells load ~/.bashrc (and so the hook), or take that out again: the login
+    file and "installed", "unchanged" (it loads ~/.bashrc already), "removed" or "absent"."""
+    path = login_file()
+    text = _read(path)
+    kept = _BLOCK.sub("\n", text).rstrip("\n")
+    if remove:
+        if kept == text.rstrip("\n"):
+            return path, "absent"
+        if not kept.strip() and _made_by_us(path):
+            _delete(path)
+        else:
+            _write(path, kept + "\n")
+        return path, "removed"
+    if kept != text.rstrip("\n"):
+        return path, "unchanged"  # our block is there already
+    if ".bashrc" in kept:
+        return path, "unchanged"  # it loads ~/.bashrc itself (as Debian's ~/.profile does)
+    _write(path, (kept + "\n\n" if kept else "") + LOGIN_BLOCK)
+    return path, "installed"
 
 
 def change_shell(shell: str, remove: bool) -> tuple[Path, str]:

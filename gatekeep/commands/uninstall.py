@@ -26,12 +26,14 @@ STOP_SECONDS = 3.0  # for a server to end after SIGTERM, before it is killed
 
 def uninstall(purge: bool, as_json: bool = False) -> int:
     from gatekeep.agents.setup import SETUPS
-    from gatekeep.commands.install import change_agent, change_shell
+    from gatekeep.commands.install import change_agent, change_login, change_shell
 
     changes = []
     for shell in ("bash", "zsh"):
         path, action = change_shell(shell, remove=True)
         changes.append({"what": f"{shell} hook", "file": str(path), "action": action})
+    path, action = change_login(remove=True)
+    changes.append({"what": "bash login shells' hook", "file": str(path), "action": action})
     for agent in SETUPS:
         path, action = change_agent(agent, remove=True)
         changes.append({"what": f"{agent} hook", "file": str(path), "action": action})
