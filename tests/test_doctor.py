@@ -270,3 +270,28 @@ def test_the_server_check_says_whether_the_warm_checker_runs():
                     pass
     time.sleep(0.2)
     assert "is not running" in server_detail({"GATEKEEP_SERVER": None})
+
+
+def test_a_login_shell_without_the_hook_is_told_which_file_it_reads(isolated_home):
+    """A bash login shell reads ~/.profile (or ~/.bash_profile), not ~/.bashrc: doctor says so,
+    and that install makes login shells load it too. A real `bash --login` is the parent here."""
+    import subprocess
+
+    from gatekeep.shells import health
+
+    (isolated_home / ".profile").write_text("export X=1\n")
+    env = {"HOME": str(isolated_home), "PATH": "/usr/bin:/bin"}
+    login = subprocess.Popen(["bash", "--login", "-c", "sleep 30; true"], env=env)
+    plain = subprocess.Popen(["bash", "-c", "sleep 30; true"])  # (`; true`: bash would exec a lone sleep)
+    try:
+        import time
+
+        time.sleep(0.3)
+        _, check = health.check_hook(None, login.pid, health.process_exe(login.pid))
+        assert not check.ok and f"login shell, which reads {isolated_home / '.profile'}" in check.detail
+        assert "makes login shells load ~/.bashrc too" in check.fix
+        _, check = health.check_hook(None, plain.pid, health.process_exe(plain.pid))
+        assert "not loaded in this shell (GATEKEEP_HOOK is not set)" in check.detail
+    finally:
+        login.kill()
+        plain.kill()

@@ -69,7 +69,6 @@ def install(shell: str, remove: bool, as_json: bool = False) -> int:
 # A bash login shell (tmux's default, a macOS terminal, some ssh logins) reads the first of these
 # and not ~/.bashrc. A login file that does not load ~/.bashrc gets a block that does, for
 # interactive shells only, in POSIX sh: ~/.profile is also read by sh at a graphical login.
-LOGIN_FILES = (".bash_profile", ".bash_login", ".profile")
 LOGIN_BLOCK = (
     f"{BEGIN}\n# bash login shells read this file, not ~/.bashrc: load gatekeep's hook from there too\n"
     'case $- in *i*) if [ -n "${BASH_VERSION-}" ] && [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi ;; esac\n'
@@ -77,16 +76,12 @@ LOGIN_BLOCK = (
 )
 
 
-def login_file() -> Path:
-    """The file a bash login shell reads: the first of LOGIN_FILES there is, else ~/.bash_profile."""
-    home = Path(expand_home("~"))
-    return next((home / name for name in LOGIN_FILES if (home / name).exists()), home / LOGIN_FILES[0])
-
-
 def change_login(remove: bool) -> tuple[Path, str]:
     """Make bash login shells load ~/.bashrc (and so the hook), or take that out again: the login
     file and "installed", "unchanged" (it loads ~/.bashrc already), "removed" or "absent"."""
-    path = login_file()
+    from gatekeep.shells.hook import login_file
+
+    path = Path(login_file())
     text = _read(path)
     kept = _BLOCK.sub("\n", text).rstrip("\n")
     if remove:

@@ -97,6 +97,12 @@ def check_hook(value: str | None, parent: int, parent_exe: str) -> tuple[Hook | 
     here = shell_kind(parent_exe)
     load = _how_to_load(shell_kind(shell_exe(parent_exe)))
     if not value:
+        if here == "bash" and login_shell(parent):
+            from gatekeep.shells.hook import login_file
+
+            detail = f"not loaded in this login shell, which reads {login_file()}, not ~/.bashrc"
+            fix = "gatekeep install --shell bash (it makes login shells load ~/.bashrc too), then open a new terminal"
+            return None, Check("hook", False, detail, fix)
         return None, Check("hook", False, "not loaded in this shell (GATEKEEP_HOOK is not set)", load)
     hook = parse_hook(value)
     if hook is None:
@@ -112,6 +118,17 @@ def check_hook(value: str | None, parent: int, parent_exe: str) -> tuple[Hook | 
         detail = f"the {hook.shell} hook says it gates with {hook.mechanism!r}, not {MECHANISMS[hook.shell]!r}"
         return None, Check("hook", False, detail, "open a new terminal, so that this gatekeep's hook loads")
     return hook, Check("hook", True, f"loaded in this {hook.shell} (PID {hook.pid}): {EXPLAINED[hook.mechanism]}")
+
+
+def login_shell(pid: int) -> bool:
+    """Whether process `pid` is a login shell: its argv[0] starts with `-` (`-bash`), or it was
+    started with --login or -l (Linux only: elsewhere it cannot be told, and doctor says the usual)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return argv[0].startswith(b"-") or any(a in (b"--login", b"-l") for a in argv[1:])
 
 
 def _how_to_load(kind: str | None) -> str:

@@ -129,6 +129,20 @@ def _zsh_widgets() -> str:
     return " ".join(found.group(1).split())
 
 
+# A bash login shell (tmux's default, a macOS terminal, an ssh login) reads the first of these
+# there is, and not ~/.bashrc (install.change_login makes it load ~/.bashrc)
+LOGIN_FILES = (".bash_profile", ".bash_login", ".profile")
+
+
+def login_file() -> str:
+    """The file a bash login shell reads: the first of LOGIN_FILES there is, else ~/.bash_profile."""
+    from gatekeep.core.paths import expand_home
+
+    home = expand_home("~")
+    found = (os.path.join(home, name) for name in LOGIN_FILES if os.path.exists(os.path.join(home, name)))
+    return next(found, os.path.join(home, LOGIN_FILES[0]))
+
+
 def rc_lines(shell: str, command: str, rc_path: str) -> str:
     """The rc lines that load the hook `command` prints, or the fallback when it cannot be printed."""
     q = shlex.quote
