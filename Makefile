@@ -16,6 +16,10 @@ $(BIN)/gatekeep: pyproject.toml
 # completion where bash-completion looks for it. Nothing outside your home; `user-uninstall` undoes it.
 BINDIR ?= $(HOME)/.local/bin
 COMPLETIONS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/bash-completion/completions
+# where the bash-completion package's loader is, on Debian, Fedora and Homebrew: without it nothing
+# loads the completion file (user-install says so)
+BASH_COMPLETION ?= /usr/share/bash-completion/bash_completion /etc/bash_completion \
+	/opt/homebrew/etc/profile.d/bash_completion.sh /usr/local/etc/profile.d/bash_completion.sh
 
 user-install: install
 	mkdir -p '$(BINDIR)' '$(COMPLETIONS)'
@@ -23,6 +27,8 @@ user-install: install
 	_GATEKEEP_COMPLETE=bash_source '$(BIN)/gatekeep' > '$(COMPLETIONS)/gatekeep'
 	@echo "linked $(BINDIR)/gatekeep; bash completion in $(COMPLETIONS)/gatekeep"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it in your shell's rc file";; esac
+	@for f in $(BASH_COMPLETION); do [ -r "$$f" ] && exit 0; done; \
+	 echo "bash completion needs the bash-completion package, not found here: without it, Tab completes no gatekeep command"
 
 user-uninstall:
 	rm -f '$(BINDIR)/gatekeep' '$(COMPLETIONS)/gatekeep'

@@ -114,6 +114,17 @@ def test_user_install_puts_gatekeep_on_path_with_bash_completion(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (target / "gatekeep").resolve() == (bin_dir / "gatekeep").resolve()
     assert f"{target} is not on your PATH" in done.stdout
+    loader = tmp_path / "bash_completion"
+    said = "bash completion needs the bash-completion package"
+    assert (said in done.stdout) == (not Path("/usr/share/bash-completion/bash_completion").exists())
+    for present in (True, False):  # a missing loader is said, a present one is not
+        if present:
+            loader.write_text("# the package's loader\n")
+        elif loader.exists():
+            loader.unlink()
+        argv = [*make, "user-install", *places, f"BASH_COMPLETION={loader}"]
+        again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        assert (said in again.stdout) is not present, again.stdout
     script = (
         f"source {completions / 'gatekeep'}; COMP_WORDS=(gatekeep au); COMP_CWORD=1; "
         '_gatekeep_completion gatekeep; printf "%s\\n" "${COMPREPLY[@]}"'
