@@ -83,15 +83,27 @@ def test_trust_and_revoke_json(tmp_path):
 
 def test_install_json(isolated_home):
     rc = isolated_home / ".bashrc"
+    rc.write_text("# mine\n")
     assert json_of(gatekeep("install", "--shell", "bash", "--json")) == {
         "shell": "bash",
         "rc_file": str(rc),
         "action": "installed",
+        "login_file": str(isolated_home / ".bash_profile"),  # none there: made, to load ~/.bashrc
+        "login_action": "installed",
     }
     assert "# >>> gatekeep >>>" in rc.read_text()
     assert json_of(gatekeep("install", "--shell", "bash", "--remove", "--json"))["action"] == "removed"
     assert json_of(gatekeep("install", "--shell", "bash", "--remove", "--json"))["action"] == "absent"
-    assert "gatekeep" not in rc.read_text()
+    assert rc.read_text() == "# mine\n"
+    assert not (isolated_home / ".bash_profile").exists()  # install made it: gone with its block
+
+
+def test_an_rc_file_install_made_goes_with_its_block(isolated_home):
+    rc = isolated_home / ".zshrc"
+    assert json_of(gatekeep("install", "--shell", "zsh", "--json"))["action"] == "installed"
+    assert rc.exists()
+    assert json_of(gatekeep("install", "--shell", "zsh", "--remove", "--json"))["action"] == "removed"
+    assert not rc.exists()
 
 
 def test_install_into_an_rc_file_it_cannot_write_is_one_line(isolated_home):
