@@ -442,6 +442,15 @@ REVIEWED = [
     ("shred -u ~/notes.txt", ALLOW_ALL),
     ("zip -m /srv/o.zip ~/notes.txt", ALLOW_ALL),
     ("crontab -r", ALLOW_ALL),
+    # tools that print what they keep: secret stores, keychains, a PaaS's config
+    ("vault kv get secret/app", ALLOW_ALL),
+    ("op read op://vault/db/password", ALLOW_ALL),
+    ("pass show email/work", ALLOW_ALL),
+    ("gpg --export-secret-keys -a", ALLOW_ALL),
+    ("gcloud secrets versions access latest --secret=db", ALLOW_ALL),
+    ("glab auth status -t", ALLOW_ALL),
+    ("heroku config -a myapp", ALLOW_ALL),
+    ("security find-generic-password -s github -w", ALLOW_ALL),
     # a group table read cut's text options (-d, -f, -t) into other tools' flags: with no configuration
     ("tail -f .env", ""),
     ("cat -t .env", ""),
