@@ -101,6 +101,7 @@ LIST_KEYS = (
     "default-programs",
     "loss-operands",
     "loss-checks",
+    "loss-unless",
     "secret-operands",
     "shell-calls",
     "writes-files",
@@ -183,6 +184,7 @@ SCHEMA = {
     "loss": "what the form throws away, beyond recovery: it asks whatever rule allows the tool",
     "loss-class": "which class of loss: git, files, containers, cluster, infra, databases",
     "loss-options": "option groups that make it lose work (`-d -f`: both)",
+    "loss-unless": "options with which it loses nothing: a dry run (`--dry-run`)",
     "loss-operands": "operands that make it lose work (`kubectl delete namespace`)",
     "loss-checks": "checks that tell (checks.py: a force push to `+main`, SQL that drops a table)",
     "secret": "what secret the form shows: it asks whatever rule allows the tool",
@@ -721,7 +723,7 @@ def _loss(table: dict, parsed: Parsed, shown: str, root: dict, args: list[str], 
     """What the form would lose, if it is one that throws work away: `loss` says what, and, when
     the table has them, only these make it one: an option group (`-d -f`: both), an operand
     (`kubectl delete namespace`), or a check (a force push to `+main`, SQL that drops a table)."""
-    if "loss" not in table:
+    if "loss" not in table or parsed.has(*table.get("loss-unless", ())):  # a dry run loses nothing
         return None
     what = f"{shown}: {table['loss']}"
     groups, checks = table.get("loss-options", ()), table.get("loss-checks", ())
