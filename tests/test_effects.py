@@ -456,6 +456,9 @@ REVIEWED = [
     ("cat -t .env", ""),
     ("od -d .env", ""),
     ("column -t .env", ""),
+    # a version number's family is no wrapper: `nohup2` is some other program, never nohup
+    ("nohup2 make test", "rules:\n  allow: ['make *']\n"),
+    ("time1 make test", "rules:\n  allow: ['make *']\n"),
     # taking the gate out is the user's call, under any broad rule
     ("gatekeep uninstall", ALLOW_ALL),
     ("gatekeep install --agent claude --remove", "rules:\n  allow: ['gatekeep *']\n"),

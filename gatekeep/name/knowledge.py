@@ -248,11 +248,13 @@ class Knowledge:
         self.tables = tables
         self.aliases = aliases
 
-    def table(self, word: str) -> tuple[str, dict] | None:
-        """The tool's name and table for a command word (`/usr/bin/python3.12` -> python), or None."""
+    def table(self, word: str, versioned: bool = True) -> tuple[str, dict] | None:
+        """The tool's name and table for a command word (`/usr/bin/python3.12` -> python), or None.
+        `versioned` False: by its name or an alias only, never a version number's family: a word
+        that lets allow rules see through it (a wrapper) must be that program, not `nohup2`."""
         tool = word.rsplit("/", 1)[-1]
         name = self.aliases.get(tool, tool)
-        if name not in self.tables and tool[-1:].isdigit():
+        if versioned and name not in self.tables and tool[-1:].isdigit():
             versioned = _VERSIONED.fullmatch(tool)
             if versioned:
                 name = self.aliases.get(versioned["family"], versioned["family"])

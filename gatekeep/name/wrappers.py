@@ -42,7 +42,7 @@ def wrapper_of(word: str) -> Wrapper | None:
     kept = _wrappers.get(word)
     if kept is not None:
         return kept
-    found = load_knowledge().table(word)
+    found = load_knowledge().table(word, versioned=False)  # `nohup2` is some other program
     if found is None or not found[1].get("wrapper"):
         return None
     table = found[1]
@@ -62,7 +62,7 @@ def named_through(word: str) -> bool:
     runs the command as it is, as someone else, later or more gently (`named-through`). Any other
     wrapper is named itself (`watch df`, `strace ./app`, `flock f cmd`): what it adds changes what
     runs. Deny and ask rules see through every wrapper whatever its name (unwrap_all)."""
-    found = load_knowledge().table(word)
+    found = load_knowledge().table(word, versioned=False)
     return found is not None and found[1].get("named-through", False)
 
 
