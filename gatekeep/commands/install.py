@@ -82,16 +82,10 @@ def change_login(remove: bool) -> tuple[Path, str]:
     from gatekeep.shells.hook import login_file
 
     path = Path(login_file())
+    if remove:
+        return path, _take_out(path)
     text = _read(path)
     kept = _BLOCK.sub("\n", text).rstrip("\n")
-    if remove:
-        if kept == text.rstrip("\n"):
-            return path, "absent"
-        if not kept.strip() and _made_by_us(path):
-            _delete(path)
-        else:
-            _write(path, kept + "\n")
-        return path, "removed"
     if kept != text.rstrip("\n"):
         return path, "unchanged"  # our block is there already
     if ".bashrc" in kept:
@@ -105,16 +99,25 @@ def change_shell(shell: str, remove: bool) -> tuple[Path, str]:
     file gatekeep made (it did not exist) and that holds nothing else once the block is out is
     removed, as it was."""
     path = rc_file(shell)
+    if remove:
+        return path, _take_out(path)
+    kept = _BLOCK.sub("\n", _read(path)).rstrip("\n")
+    _write(path, (kept + "\n\n" if kept else "") + block(shell))
+    return path, "installed"
+
+
+def _take_out(path: Path) -> str:
+    """Take gatekeep's marked block out of `path`: "removed", or "absent" when it holds none. A
+    file install made (_made_by_us) that holds nothing else then is removed, as it was."""
     text = _read(path)
     kept = _BLOCK.sub("\n", text).rstrip("\n")
-    new = (kept + "\n") if remove else (kept + "\n\n" if kept else "") + block(shell)
-    if remove and kept == text.rstrip("\n"):
-        return path, "absent"
-    if remove and not kept.strip() and _made_by_us(path):
+    if kept == text.rstrip("\n"):
+        return "absent"
+    if not kept.strip() and _made_by_us(path):
         _delete(path)
     else:
-        _write(path, new)
-    return path, "removed" if remove else "installed"
+        _write(path, kept + "\n")
+    return "removed"
 
 
 def change_agent(agent: str, remove: bool) -> tuple[Path, str]:

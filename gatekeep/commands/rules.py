@@ -40,7 +40,7 @@ def rules_add(patterns, verdict: str, policy_file: str | None, excepts: tuple[st
                 raise ValueError("a pipeline pattern cannot take exceptions, nor be one")
         except ValueError as e:
             raise FatalError(str(e)) from None
-        if verdict == "allow" and first_word(canonical(pattern)) is None and canonical(pattern).split(" ")[0] == "*":
+        if verdict == "allow" and canonical(pattern).split(" ")[0] == "*":
             raise FatalError(
                 f"'{visible(pattern)}' would allow every command; set `default: allow` in the policy if you mean it"
             )

@@ -489,7 +489,7 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
         for setting in parsed.values(option):
             if root.get("config-files") and "=" not in setting:  # `cargo --config x.toml`
                 return f"{shown} reads settings from {setting}, which can name programs to run ({option})"
-            key = setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
+            key = _setting_key(setting)
             from gatekeep.name.checks import code_key  # only when a config option is given
 
             if code_key(key, keys):
@@ -587,9 +587,9 @@ def _help_only(argv: list[str], root: dict) -> bool:
     it does not know may be an alias that runs a shell command (`git x -h`, `gh x --help`, aws's
     `!` aliases) or a script (`npm run build --help`): that line is not help."""
     help_words = root["help-words"]
-    found = set(load_table().walk(argv)[0])
     if not any(w in help_words for w in argv[1:]):
-        return False
+        return False  # (before the walk: most lines of these tools ask for no help)
+    found = set(load_table().walk(argv)[0])
     table: dict | None = root
     for i, word in enumerate(argv[1:], 1):
         if word in help_words:
@@ -764,10 +764,15 @@ def _loss_key(table: dict, parsed: Parsed, shown: str) -> str | None:
 
     for option in table.get("config-options", ()):
         for setting in parsed.values(option):
-            key = setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
+            key = _setting_key(setting)
             if code_key(key, keys):
                 return f"{shown}: {option} {key} lets it throw away work it would otherwise keep"
     return None
+
+
+def _setting_key(setting: str) -> str:
+    """The key of a config option's `KEY=VALUE` (or `KEY VALUE`) setting."""
+    return setting.replace("=", " ", 1).split(None, 1)[0] if setting.strip() else ""
 
 
 def scripts_in(argv: list[str]) -> list[str]:
