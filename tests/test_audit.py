@@ -26,13 +26,138 @@ def _append_many(worker: int, count: int) -> None:
         audit.append(path, {"id": f"{worker}-{i}", "command": "x" * (i * 37 % 9000)})
 
 
+def _all_lines(path: str) -> list[bytes]:
+    """Every line of the log and its rotated files, oldest file first; each file ends in a newline."""
+    found = []
+    for name in reversed(audit.log_files(path)):
+        lines = Path(name).read_bytes().split(b"\n")
+        assert lines[-1] == b"", f"{name} does not end in a newline"
+        found += lines[:-1]
+    return found
+
+
 def test_eight_processes_appending_500_records_each_leave_4000_valid_lines(paths):
-    race(_append_many, 8, 500)
-    lines = Path(paths.audit_log).read_bytes().split(b"\n")
-    assert lines[-1] == b""
-    records = [json.loads(line) for line in lines[:-1]]
+    race(_append_many, 8, 500)  # ~18 MB: past the default size limit, so rotated once on the way
+    assert Path(audit.rotated(paths.audit_log, 1)).exists()
+    records = [json.loads(line) for line in _all_lines(paths.audit_log)]
     assert len(records) == 4000
     assert len({r["id"] for r in records}) == 4000
+
+
+def _append_rotating(worker: int, count: int, max_bytes: int, keep: int) -> None:
+    path = get_paths().audit_log
+    for i in range(count):
+        audit.append(path, {"id": f"{worker}-{i}", "pad": "r" * (i * 53 % 700)}, rotation=audit.Rotation(max_bytes, keep))
+
+
+def test_processes_racing_across_many_rotations_lose_no_record(paths):
+    """8 writers, a 16 KiB limit: ~50 rotations while they race; every record is in exactly one
+    file, whole, and each writer's records are in its own order across the files."""
+    race(_append_rotating, 8, 300, 16 << 10, 1000)
+    names = audit.log_files(paths.audit_log)
+    assert len(names) > 40
+    for name in names:
+        assert Path(name).stat().st_size < (16 << 10) + 1024  # rotated at the limit: one record past it at most
+        assert Path(name).stat().st_mode & 0o777 == 0o600
+    records = [json.loads(line) for line in _all_lines(paths.audit_log)]
+    assert sorted(r["id"] for r in records) == sorted(f"{w}-{i}" for w in range(8) for i in range(300))
+    for worker in range(8):
+        mine = [int(r["id"].split("-")[1]) for r in records if r["id"].startswith(f"{worker}-")]
+        assert mine == sorted(mine)
+
+
+def test_rotation_keeps_the_newest_files_it_is_told_to(paths):
+    rotation = audit.Rotation(4096, 2)
+    for i in range(200):
+        audit.append(paths.audit_log, {"id": i, "pad": "k" * 100}, rotation=rotation)
+    names = audit.log_files(paths.audit_log)
+    assert [Path(n).name for n in names] == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
+    ids = [json.loads(line)["id"] for line in _all_lines(paths.audit_log)]
+    assert ids == list(range(ids[0], 200))  # the newest, none missing among them
+    assert 40 < len(ids) < 200
+
+
+def test_a_rotation_killed_half_way_loses_nothing_and_the_next_one_goes_on(paths):
+    rotation = audit.Rotation(4096, 10)
+    for i in range(120):
+        audit.append(paths.audit_log, {"id": i, "pad": "h" * 100}, rotation=rotation)
+    first = audit.log_files(paths.audit_log)
+    assert len(first) >= 3
+    # a writer killed after it renamed .2 to .3 but before .1 to .2: a gap at .2
+    Path(audit.rotated(paths.audit_log, 3)).unlink(missing_ok=True)
+    Path(audit.rotated(paths.audit_log, 2)).rename(audit.rotated(paths.audit_log, 3))
+    assert not Path(audit.rotated(paths.audit_log, 2)).exists()
+    before = [json.loads(line)["id"] for line in _all_lines(paths.audit_log)]
+    for i in range(120, 200):
+        audit.append(paths.audit_log, {"id": i, "pad": "h" * 100}, rotation=rotation)
+    after = [json.loads(line)["id"] for line in _all_lines(paths.audit_log)]
+    assert sorted(after) == sorted(set(before) | set(range(120, 200)))
+
+
+def test_read_last_and_the_record_reader_read_across_rotated_files(paths):
+    from gatekeep.record.stats import read_records
+
+    rotation = audit.Rotation(4096, 100)
+    for i in range(300):
+        audit.append(paths.audit_log, {"id": i, "ts": audit.timestamp(), "pad": "q" * 60}, rotation=rotation)
+    assert len(audit.log_files(paths.audit_log)) > 5
+    assert [r["id"] for r in audit.read_last(paths.audit_log, 300)] == list(range(300))
+    assert [r["id"] for r in read_records(paths.audit_log, None)] == list(range(300))
+    since = datetime(2000, 1, 1, tzinfo=timezone.utc)
+    assert sorted(r["id"] for r in read_records(paths.audit_log, since)) == list(range(300))
+
+
+def _following(path: str, count: int) -> tuple[list, threading.Thread]:
+    """The ids `audit.follow` yields, collected by a thread until it has `count`; started, and
+    following, when this returns."""
+    seen: list = []
+    follower = audit.follow(path, poll_seconds=0.001)
+
+    def collect():
+        for record in follower:
+            if record is not None:
+                seen.append(record["id"])
+                if len(seen) == count:
+                    return
+
+    thread = threading.Thread(target=collect, daemon=True)
+    thread.start()
+    time.sleep(0.1)
+    return seen, thread
+
+
+def test_follow_reads_across_rotations(paths):
+    rotation = audit.Rotation(4096, 1000)
+    audit.append(paths.audit_log, {"id": "old"}, rotation=rotation)
+    seen, thread = _following(paths.audit_log, 400)
+    for i in range(400):
+        audit.append(paths.audit_log, {"id": i, "pad": "f" * 150}, rotation=rotation)
+    thread.join(timeout=30)
+    assert len(audit.log_files(paths.audit_log)) > 10
+    assert seen == list(range(400))
+
+
+def test_a_record_appended_once_is_not_written_again(paths):
+    first = {"id": audit.new_id(), "command": "touch x"}
+    audit.append(paths.audit_log, first)
+    for i in range(50):
+        audit.append(paths.audit_log, {"id": audit.new_id(), "command": f"other {i}"})
+    assert audit.append_once(paths.audit_log, {**first, "outcome": "again"}) is False
+    fresh = {"id": audit.new_id(), "command": "touch y"}
+    assert audit.append_once(paths.audit_log, fresh) is True
+    ids = [json.loads(line)["id"] for line in _all_lines(paths.audit_log)]
+    assert ids.count(first["id"]) == 1 and ids.count(fresh["id"]) == 1
+
+
+def test_a_record_appended_once_is_found_in_the_rotated_file_too(paths):
+    rotation = audit.Rotation(4096, 5)
+    first = {"id": audit.new_id(), "command": "touch x", "pad": "z" * 3000}
+    audit.append(paths.audit_log, first, rotation=rotation)
+    audit.append(paths.audit_log, {"id": audit.new_id(), "pad": "z" * 3000}, rotation=rotation)  # rotates
+    audit.append(paths.audit_log, {"id": audit.new_id()}, rotation=rotation)
+    assert Path(audit.rotated(paths.audit_log, 1)).exists()
+    assert first["id"] not in Path(paths.audit_log).read_text()
+    assert audit.append_once(paths.audit_log, first, rotation=rotation) is False
 
 
 def _append_past_a_size_limit(path: str, limit: int, size: int) -> str:
@@ -146,23 +271,18 @@ def test_read_last_reads_backwards_across_blocks_and_filters(paths):
 
 def test_follow_yields_records_appended_later(paths):
     audit.append(paths.audit_log, {"id": "old"})
-    seen: list = []
-    follower = audit.follow(paths.audit_log, poll_seconds=0.01)
-
-    def collect():
-        for record in follower:
-            if record is not None:
-                seen.append(record["id"])
-                if len(seen) == 2:
-                    return
-
-    thread = threading.Thread(target=collect, daemon=True)
-    thread.start()
-    time.sleep(0.1)
+    seen, thread = _following(paths.audit_log, 2)
     audit.append(paths.audit_log, {"id": "new1"})
     audit.append(paths.audit_log, {"id": "new2"})
     thread.join(timeout=10)
     assert seen == ["new1", "new2"]
+
+
+def test_the_client_makes_ids_as_the_audit_does():
+    from gatekeep.server import client
+
+    made = client._new_id()
+    assert uuid.UUID(made).version == 4 and str(uuid.UUID(made)) == made
 
 
 def test_ids_are_random_version_4_uuids():

@@ -230,33 +230,162 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def test_a_stopped_worker_holds_an_agent_hook_up_only_so_long_and_records_nothing(served, paths):
-    """A worker stopped while it judges (SIGSTOP): the client hangs up after client.REPLY_SECONDS
-    (the server kills the worker before it records) and decides itself, where the hook's own
-    deadline denies: well inside the 30 s a host gives a hook, past which most let the call go."""
-    from gatekeep.server.client import REPLY_SECONDS
+def _agent_records(log: str) -> list[dict]:
+    return [r for r in audit.read_last(log, 1000) if r.get("agent")] if Path(log).exists() else []
 
-    server = served()
+
+def test_a_host_that_never_ends_its_event_is_denied_in_time_and_never_served(served, paths):
+    """A host that writes part of its event and keeps the pipe open: the client waits
+    client.EVENT_SECONDS for the rest, then decides itself, where the hook's own deadline denies:
+    well inside the 30 s a host gives a hook, past which most let the call go."""
+    from gatekeep.server.client import EVENT_SECONDS
+
+    served()
     process = subprocess.Popen(
         [*hook_argv(), "agent-hook", "claude"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     started = time.monotonic()
     try:
-        process.stdin.write(RM_HOME_EVENT[:20])  # the start of an event: the worker waits for the rest
+        process.stdin.write(RM_HOME_EVENT[:20])
         process.stdin.flush()
-        time.sleep(1)
-        for child in _children(server):  # the worker, and the spare beside it
-            os.kill(child, signal.SIGSTOP)
         process.wait(timeout=40)  # stdin stays open, as a host's pipe
         err = process.stderr.read().decode()
     finally:
         process.kill()
         process.stdin.close()
     took = time.monotonic() - started
-    assert REPLY_SECONDS <= took < 28, took
+    assert EVENT_SECONDS <= took < 28, took
     assert process.returncode == 2 and "blocked" in err, err  # Claude Code's "block", with the reason
-    records = Path(paths.audit_log).read_text().splitlines() if Path(paths.audit_log).exists() else []
-    assert not [r for r in records if '"agent"' in r]  # the stopped worker was killed before it recorded
+    assert not _agent_records(paths.audit_log)  # the late deny is not recorded (agent_hook)
+
+
+def _lock_waiters(path: str) -> list[int]:
+    """The pids waiting for the flock of the file at `path` (/proc/locks: "N: -> FLOCK ... PID ...")."""
+    inode = os.stat(path).st_ino
+    found = []
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "->" in fields[1:2] and fields[-3].rsplit(":", 1)[-1] == str(inode):
+            found.append(int(fields[-4]))
+    return found
+
+
+def _output(process: subprocess.Popen) -> tuple[bytes, bytes]:
+    """What a client whose stdin is already closed wrote (communicate would flush that stdin)."""
+    process.wait(timeout=40)
+    return process.stdout.read(), process.stderr.read()
+
+
+def _holding(log: str) -> int:
+    import fcntl
+
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    held = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    return held
+
+
+def _hook_waiting_to_record(log: str) -> subprocess.Popen:
+    """An agent hook given RM_HOME_EVENT whose worker has decided it and waits for the log's lock."""
+    process = subprocess.Popen(
+        [*hook_argv(), "agent-hook", "claude"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    process.stdin.write(RM_HOME_EVENT)
+    process.stdin.close()
+    wait_for(lambda: _lock_waiters(log))
+    return process
+
+
+def test_a_stopped_worker_holds_an_agent_hook_up_only_so_long_and_the_call_is_recorded_once(served, paths):
+    """A worker stopped while it judges (SIGSTOP, here while it waits to record): the client hangs
+    up after client.REPLY_SECONDS (the server kills the worker before it records) and decides the
+    line itself, with the event it read, well inside the 30 s a host gives a hook."""
+    from gatekeep.server.client import REPLY_SECONDS
+
+    server = served()
+    log = paths.audit_log
+    held = _holding(log)
+    try:
+        started = time.monotonic()
+        process = _hook_waiting_to_record(log)
+        for child in _children(server):  # the worker, and the spare beside it
+            os.kill(child, signal.SIGSTOP)
+    finally:
+        os.close(held)
+    out, err = _output(process)
+    took = time.monotonic() - started
+    assert REPLY_SECONDS <= took < 28, took
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny", err
+    assert [r["command"] for r in _agent_records(log)] == ["rm -rf ~"]
+
+
+def test_a_worker_killed_after_it_read_the_event_leaves_the_client_to_decide_with_it(served, paths):
+    """The worker took the call and read its event, then died before it recorded: the client
+    still has the event, decides the line with it and records it, once."""
+    server = served()
+    log = paths.audit_log
+    held = _holding(log)
+    try:
+        process = _hook_waiting_to_record(log)
+        (worker,) = _lock_waiters(log)
+        assert worker in _children(server)
+        os.kill(worker, signal.SIGKILL)
+    finally:
+        os.close(held)
+    out, err = _output(process)
+    assert process.returncode == 0, err
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny", err
+    records = _agent_records(log)
+    assert [r["command"] for r in records] == ["rm -rf ~"]
+    assert records[0]["outcome"] == "deny" and records[0]["pid"] == process.pid
+
+
+def _full_pipe() -> tuple[int, int]:
+    """A pipe whose buffer is full: a write to it waits until the other end is read."""
+    import fcntl
+
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ: one page
+    os.set_blocking(write_end, False)
+    try:
+        while True:
+            os.write(write_end, b"#" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end
+
+
+@pytest.mark.parametrize(
+    "args, stdin, answer_on",
+    [
+        (["agent-hook", "claude"], RM_HOME_EVENT, "stdout"),  # the host reads the deny on stdout
+        (["check", "--no-prompt", "--", "touch denied-x"], b"", "stderr"),  # the shell shows it on stderr
+    ],
+)
+def test_a_worker_killed_after_it_recorded_leaves_one_record(served, paths, args, stdin, answer_on):
+    """The worker recorded the call, then died before its answer got out (here: while it waits to
+    write to a full pipe): the client decides the line itself and writes its answer, and the call
+    keeps its one record."""
+    server = served()
+    read_end, write_end = _full_pipe()
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, answer_on: write_end}
+    process = subprocess.Popen([*hook_argv(), *args], stdin=subprocess.PIPE, **streams)
+    os.close(write_end)
+    process.stdin.write(stdin)
+    process.stdin.close()
+    log = paths.audit_log
+    command = "rm -rf ~" if args[0] == "agent-hook" else "touch denied-x"
+    wait_for(lambda: Path(log).exists() and command in [r["command"] for r in audit.read_last(log, 10)])
+    time.sleep(0.3)  # the worker is now waiting for the pipe
+    for child in _children(server):
+        os.kill(child, signal.SIGKILL)
+    with os.fdopen(read_end, "rb") as pipe:
+        shown = pipe.read()  # the filler, then the client's own answer
+    process.wait(timeout=40)
+    assert shown.strip(b"#"), "the client wrote its answer"
+    assert process.returncode == (0 if args[0] == "agent-hook" else 1)
+    assert [r["command"] for r in audit.read_last(log, 100)].count(command) == 1
 
 
 def _denied(run: Run) -> bool:
@@ -381,16 +510,6 @@ def test_a_closed_output_still_blocks_a_served_gate(served):
     assert "output was closed" in process.stderr.decode()
 
 
-def _waiting_for_lock(path: str) -> bool:
-    """Whether a process waits for the flock of the file at `path` (/proc/locks: "N: -> FLOCK ...")."""
-    inode = os.stat(path).st_ino
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if "->" in fields[1:2] and fields[-3].rsplit(":", 1)[-1] == str(inode):
-            return True
-    return False
-
-
 def test_a_worker_whose_client_hung_up_is_killed_before_it_records(served):
     import fcntl
 
@@ -401,10 +520,10 @@ def test_a_worker_whose_client_hung_up_is_killed_before_it_records(served):
     try:
         line = "touch allowed-hung-up"
         client_process = subprocess.Popen([*hook_argv(), "check", "--no-prompt", "-q", "--", line])
-        wait_for(lambda: _waiting_for_lock(log))
+        wait_for(lambda: _lock_waiters(log))
         client_process.kill()  # as a shell's Ctrl-C ends it: the line was blocked there
         client_process.wait(timeout=60)
-        wait_for(lambda: not _waiting_for_lock(log))  # the server killed the worker
+        wait_for(lambda: not _lock_waiters(log))  # the server killed the worker
     finally:
         os.close(held)
     time.sleep(0.5)
@@ -521,3 +640,9 @@ def test_a_gated_shell_served_runs_blocks_and_asks(served, tmp_path, shell):
         assert asked["tty"].startswith("/dev/pts/") and allowed["tty"] == asked["tty"]
     finally:
         sh.close()
+
+
+def test_the_client_reads_as_much_of_an_event_as_the_hook_takes():
+    from gatekeep.commands.agent_hook import MAX_EVENT_BYTES
+
+    assert wire.MAX_EVENT_BYTES == MAX_EVENT_BYTES

@@ -1,4 +1,5 @@
-"""`audit: {syslog: ...}`: each audit record also goes to a real local syslog socket."""
+"""`audit: {syslog: ...}`: each audit record also goes to a real local syslog socket; and every `audit:` key's
+bad values."""
 
 from __future__ import annotations
 
@@ -109,6 +110,15 @@ def test_a_project_policy_cannot_turn_syslog_on(paths, tmp_path):
         ("audit: {syslog: relative/path}\n", "audit.syslog"),
         ("audit: {syslog: 3}\n", "audit.syslog"),
         ("audit: {journal: true}\n", "audit.journal"),
+        ("audit: {max_size: 100}\n", "audit.max_size"),  # below 4096 bytes
+        ("audit: {max_size: lots}\n", "audit.max_size"),
+        ("audit: {max_size: 16T}\n", "audit.max_size"),
+        ("audit: {max_size: true}\n", "audit.max_size"),
+        ("audit: {max_size: -5M}\n", "audit.max_size"),
+        ("audit: {keep: 0}\n", "audit.keep"),
+        ("audit: {keep: 2.5}\n", "audit.keep"),
+        ("audit: {keep: '3'}\n", "audit.keep"),
+        ("audit: {keep: 100000}\n", "audit.keep"),
     ],
 )
 def test_bad_audit_settings_are_policy_errors(paths, text, key):

@@ -93,7 +93,7 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
         timed_out=False,
         policy_sha256=policy.sha256,
     )
-    save_record(paths.audit_log, record, policy.syslog)
+    save_record(paths.audit_log, record, policy.syslog, policy.rotation)
     errors = [layer.error for layer in policy.layers if layer.error]
     return host.answer(outcome, explain(decision, reason, suggestions, errors, cannot_ask))
 

@@ -87,7 +87,7 @@ def check(
         record["answered_from"] = answer.source
     if audit_mode:
         record["mode"] = "audit"
-    save_record(paths.audit_log, record, policy.syslog)
+    save_record(paths.audit_log, record, policy.syslog, policy.rotation)
 
     if as_json:
         output = {"id": record["id"], "command": line, **verdict_json(verdict), "outcome": outcome}

@@ -52,6 +52,12 @@ only an allow rule naming the exact command, with no `*`, lets a read through.
 `audit: {syslog: ...}` is on when any other layer turns it on, and the most
 general layer that does names the socket: a user cannot turn off, nor divert,
 what the system policy sends to the system log.
+
+`audit: {max_size: 16M, keep: 10}` rotates the audit log once it holds max_size
+(a number of bytes, or with K, M or G) and keeps that many rotated files; the
+oldest goes when a newer one would be one too many. The user's choice counts
+over the system's, except that a user cannot keep fewer files than the system
+policy says (its keep is a floor).
 """
 
 from __future__ import annotations
@@ -73,6 +79,9 @@ MODES = ("audit", "enforce")  # loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
 CONFIRMS = ("key", "word")  # what approves at the prompt: one keypress, or a typed word
 SYSLOG_SOCKET = "/dev/log"  # syslogd's, or journald's where systemd runs
+DEFAULT_MAX_BYTES, DEFAULT_KEEP = 16 << 20, 10  # the audit log's rotation (~30,000 decisions a file)
+MIN_MAX_BYTES, MAX_KEEP = 4096, 1000
+SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 MAX_TIMEOUT = 3600
 DEFAULT_TIMEOUT = 300
 
@@ -80,8 +89,8 @@ DEFAULT_TIMEOUT = 300
 class Layer(
     record(
         "Layer",
-        "name path text default timeout rules ignored error syslog mode approve confirm loss protect",
-        defaults=(None, None, (), (), None, None, None, None, None, (), ()),
+        "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation",
+        defaults=(None, None, (), (), None, None, None, None, None, (), (), (None, None)),
     )
 ):
     """One policy file: its text and what it sets.
@@ -92,7 +101,8 @@ class Layer(
     error: why a project file does not load (it then asks for every line);
     syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
     mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs;
-    protect: (action, verdict, path, excepts) for each protected path.
+    protect: (action, verdict, path, excepts) for each protected path;
+    rotation: (max_bytes, keep) from `audit: {max_size: ..., keep: ...}`, None where not set.
     """
 
     __slots__ = ()
@@ -101,8 +111,8 @@ class Layer(
 class Policy(
     record(
         "Policy",
-        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected",
-        defaults=(frozenset(), ()),
+        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected rotation",
+        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP)),
     )
 ):
     """The layers combined: the effective default and timeout, and every rule, indexed.
@@ -111,7 +121,7 @@ class Policy(
     syslog is the socket audit records also go to, or None; mode is "enforce" or "audit";
     approve is "tty", "both" or "remote"; confirm is "key" or "word"; quiet_losses are the
     classes of loss whose questions `loss:` turned off; protected holds the protect.Entry of
-    every layer, the built-in policy's first.
+    every layer, the built-in policy's first; rotation is (max_bytes, keep) for the audit log.
     """
 
     __slots__ = ()
@@ -159,7 +169,7 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
-    cache_name = f"policy-8-{slot}"
+    cache_name = f"policy-9-{slot}"
     built_in = resources.DEFAULT_POLICY  # the path its messages name: this installation's file
     key = (cache_name, built_in, *_sources_key(sources))
     policy = _loaded.get(key)
@@ -187,7 +197,7 @@ def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
     for project_file in project_files:
         text = read_project_text(project_file)
         sources.append(("project", project_file, text, isinstance(text, str) and is_trusted(paths, project_file, text)))
-    return combine(*_load_cached(paths, f"projects-8-{_slot(*project_files)}", sources))
+    return combine(*_load_cached(paths, f"projects-9-{_slot(*project_files)}", sources))
 
 
 def _slot(*paths: str) -> str:
@@ -324,8 +334,36 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
 
     protected = tuple(Entry(*fields, layer.name) for layer in layers for fields in layer.protect)
     return Policy(
-        tuple(layers), default, default_layer, timeout, index, digest_, syslog, mode, approve, confirm, quiet, protected
+        tuple(layers),
+        default,
+        default_layer,
+        timeout,
+        index,
+        digest_,
+        syslog,
+        mode,
+        approve,
+        confirm,
+        quiet,
+        protected,
+        _combined_rotation(layers),
     )
+
+
+def _combined_rotation(layers) -> tuple[int, int]:
+    """The most specific system or user layer's max_size and keep; the system's keep is a floor.
+    (A project cannot set `audit`.)"""
+    max_bytes, keep, floor = DEFAULT_MAX_BYTES, DEFAULT_KEEP, 1
+    for layer in layers:
+        if layer.name == "project":
+            continue
+        size, kept = layer.rotation
+        max_bytes = size if size is not None else max_bytes
+        if kept is not None:
+            keep = max(kept, floor)
+            if layer.name == "system":
+                floor = kept
+    return max_bytes, keep
 
 
 def _quiet_losses(layers) -> frozenset[str]:
@@ -495,6 +533,7 @@ def _layer(name: str, path: str, text: str, data) -> Layer:
     mode, approve = _choice(path, data, "mode", MODES), _choice(path, data, "approve", APPROVERS)
     confirm = _choice(path, data, "confirm", CONFIRMS)
     settings = {"syslog": _syslog(path, data), "mode": mode, "approve": approve, "confirm": confirm}
+    settings["rotation"] = _rotation(path, data)
     settings["loss"] = _loss(path, data)
     settings["protect"] = _protect(path, data)
     return Layer(name, path, text, default, timeout, rules, **settings)
@@ -571,6 +610,9 @@ def _protect_entry(path: str, entry, line: int | None, at: str) -> tuple[str, tu
     return str(pattern).rstrip("/") or "/", tuple(str(e) for e in excepts)
 
 
+AUDIT_KEYS = ("syslog", "max_size", "keep")
+
+
 def _syslog(path: str, data: dict) -> bool | str | None:
     audit = data.get("audit")
     if audit is None:
@@ -578,14 +620,37 @@ def _syslog(path: str, data: dict) -> bool | str | None:
     if not isinstance(audit, dict):
         raise PolicyError(path, "must be a mapping, e.g. {syslog: true}", _line(data, "audit"), "audit")
     for key in audit:
-        if key != "syslog":
-            raise PolicyError(path, "unknown key; expected syslog", _line(audit, key), f"audit.{key}")
+        if key not in AUDIT_KEYS:
+            raise PolicyError(path, f"unknown key; expected {', '.join(AUDIT_KEYS)}", _line(audit, key), f"audit.{key}")
     value = audit.get("syslog")
     if value is None or type(value) is bool:
         return value
     if isinstance(value, str) and value.startswith("/"):
         return str(value)
     raise PolicyError(path, "must be true, false or a socket's absolute path", _line(audit, "syslog"), "audit.syslog")
+
+
+def _rotation(path: str, data: dict) -> tuple[int | None, int | None]:
+    """(max_bytes, keep) of `audit:` (_syslog has checked its keys), None for what is not set."""
+    audit = data.get("audit")
+    if not isinstance(audit, dict):
+        return None, None
+    size, keep = audit.get("max_size"), audit.get("keep")
+    max_bytes = None
+    if size is not None:
+        plain = isinstance(size, (int, str)) and not isinstance(size, bool)
+        text = str(size).strip().upper().removesuffix("IB").removesuffix("B") if plain else ""
+        number, unit = (text[:-1], text[-1]) if text and text[-1] in SIZE_UNITS else (text, "")
+        if not number.isdigit() or int(number) * SIZE_UNITS[unit] < MIN_MAX_BYTES:
+            raise PolicyError(
+                path, f"must be a size of at least {MIN_MAX_BYTES} bytes, e.g. 16M", _line(audit, "max_size"), "audit.max_size"
+            )
+        max_bytes = int(number) * SIZE_UNITS[unit]
+    if keep is not None:
+        if type(keep) is not int or not 1 <= keep <= MAX_KEEP:
+            raise PolicyError(path, f"must be a whole number, 1 to {MAX_KEEP}", _line(audit, "keep"), "audit.keep")
+        keep = int(keep)
+    return max_bytes, keep
 
 
 def _rules(path: str, data: dict) -> list[tuple[str, str, tuple[str, ...]]]:

@@ -8,6 +8,14 @@ a torn last line left by a writer killed mid-write is cut off before the next
 record, so no record is ever glued to a fragment. The lock lives on
 the log itself (no extra lock file) and costs only the fcntl import, which
 matters on the hot path. The file is created private (0600).
+
+Rotation: a writer that finds the log at its size limit (Rotation, from the
+policy's `audit:`) renames it to audit.jsonl.1 (the older ones to .2, .3, ...,
+the oldest past `keep` replaced) under the log's lock, and writes to a new one.
+A writer that opened the log before it was renamed, and gets its lock after,
+sees that the file it holds is no longer the log and opens the new one: every
+record lands in the current log, none in a file already rotated away. Readers
+(read_last, records, follow) read across the rotated files.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import fcntl
 import os
 
 from gatekeep.core.jsontext import dumps  # json.dumps(record, ensure_ascii=False), without the json package
+from gatekeep.core.records import record as record_type
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -66,27 +75,123 @@ def ready(path: str) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600))
 
 
-def append(path: str, record: dict) -> None:
+class Rotation(record_type("Rotation", "max_bytes keep")):
+    """When the log is rotated (once it holds `max_bytes`) and how many rotated files are kept."""
+
+    __slots__ = ()
+
+
+DEFAULT_ROTATION = Rotation(16 << 20, 10)  # ~30,000 decisions a file, ~300,000 in all
+REPLACED_TRIES = 16  # a log replaced again and again while a writer waits for it: an error past this
+LOOK_BACK_BYTES = 4 << 20  # how far back `unless_present` looks for a record (~7,000 records)
+
+
+def append(path: str, record: dict, *, rotation: Rotation = DEFAULT_ROTATION) -> None:
+    """Append `record` as one line."""
+    _append(path, record, rotation, unless_present=False)
+
+
+def append_once(path: str, record: dict, *, rotation: Rotation = DEFAULT_ROTATION) -> bool:
+    """Append `record` unless a record with its id is among the last LOOK_BACK_BYTES of the log
+    (a call a worker may have recorded before it died, process.take_call); whether it did."""
+    return _append(path, record, rotation, unless_present=True)
+
+
+def _append(path: str, record: dict, rotation: Rotation, unless_present: bool) -> bool:
     # a line that is not valid UTF-8 reaches Python with its bad bytes as lone surrogates
     # (surrogateescape); they are written as JSON escapes (\udcff), so the line stays JSON
     data = (dumps(record) + "\n").encode("utf-8", "backslashreplace")
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        if os.fstat(fd).st_mode & 0o077:
-            os.fchmod(fd, 0o600)
-        _lock(fd, LOCK_SECONDS)
-        end = _whole_lines_end(fd)
-        view = memoryview(data)
+    for _ in range(REPLACED_TRIES):
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-        except BaseException:
-            os.ftruncate(fd, end)  # all or nothing: a short write (a full disk) is cut back
-            raise
+            found = os.fstat(fd)
+            if found.st_mode & 0o077:
+                os.fchmod(fd, 0o600)
+            _lock(fd, LOCK_SECONDS)
+            if not _is_current(found, path):
+                continue  # rotated (or removed) while this writer waited: write to the log there is now
+            end = _whole_lines_end(fd)
+            if unless_present and _recorded(path, fd, end, record["id"]):
+                return False
+            if end >= rotation.max_bytes:
+                _rotate(path, rotation.keep)  # this descriptor is now the newest rotated file
+                continue
+            _write_all(fd, data, end)
+            return True
+        finally:
+            os.close(fd)  # also releases the lock
+    raise OSError(f"the audit log was replaced {REPLACED_TRIES} times while a record waited for it")
+
+
+def _write_all(fd: int, data: bytes, end: int) -> None:
+    view = memoryview(data)
+    try:
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except BaseException:
+        os.ftruncate(fd, end)  # all or nothing: a short write (a full disk) is cut back
+        raise
+
+
+def _is_current(opened: os.stat_result, path: str) -> bool:
+    try:
+        there = os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (there.st_dev, there.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def rotated(path: str, number: int) -> str:
+    return f"{path}.{number}"
+
+
+def _rotate(path: str, keep: int) -> None:
+    """audit.jsonl.{keep-1} -> .{keep} (replacing the oldest), ..., audit.jsonl -> .1. Each rename
+    is atomic; a writer killed half-way leaves a gap in the numbers, never a lost record."""
+    for number in range(keep, 0, -1):
+        source = path if number == 1 else rotated(path, number - 1)
+        try:
+            os.rename(source, rotated(path, number))
+        except FileNotFoundError:
+            pass
+
+
+def log_files(path: str) -> list[str]:
+    """The log and its rotated files that exist, newest first."""
+    found = [path] if os.path.exists(path) else []
+    number = 1
+    while True:  # numbers are consecutive, but for a gap a killed rotation may leave
+        candidate = rotated(path, number)
+        if os.path.exists(candidate):
+            found.append(candidate)
+        elif not os.path.exists(rotated(path, number + 1)):
+            return found
+        number += 1
+
+
+def _recorded(path: str, fd: int, end: int, record_id: str) -> bool:
+    """Whether the record `record_id` is in the last LOOK_BACK_BYTES of the log (held by `fd`,
+    locked, `end` long) or, should the log be shorter, of the newest rotated file."""
+    needle = ('"id": "%s"' % record_id).encode()
+    if needle in _tail(fd, end, LOOK_BACK_BYTES):
+        return True
+    if end >= LOOK_BACK_BYTES:
+        return False
+    try:
+        older = os.open(rotated(path, 1), os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        return needle in _tail(older, os.fstat(older).st_size, LOOK_BACK_BYTES - end)
     finally:
-        os.close(fd)  # also releases the lock
+        os.close(older)
+
+
+def _tail(fd: int, end: int, size: int) -> bytes:
+    start = max(0, end - size)
+    return os.pread(fd, end - start, start)
 
 
 # How long a record waits for the log's lock: another writer holds it for one write, so a wait
@@ -194,21 +299,32 @@ def send_to_syslog(address: str, record: dict) -> None:
 
 
 def read_last(path: str, count: int, keep: Callable[[dict], bool] = lambda r: True) -> list[dict]:
-    """The last `count` records that `keep` accepts, oldest first; lines that are not JSON are skipped.
+    """The last `count` records that `keep` accepts, oldest first, from the log and then its
+    rotated files; lines that are not JSON are skipped.
 
-    Reads the file backwards in blocks, so a long log costs only what is shown.
+    Reads the files backwards in blocks, so a long log costs only what is shown.
     """
     found: list[dict] = []
-    if count <= 0 or not os.path.exists(path):
+    if count <= 0:
         return found
-    with open(path, "rb") as f:
-        for raw in lines_backwards(f):
-            record = _decode(raw)
-            if record is not None and keep(record):
-                found.append(record)
-                if len(found) == count:
-                    break
+    for raw in lines_backwards_across(path):
+        record = _decode(raw)
+        if record is not None and keep(record):
+            found.append(record)
+            if len(found) == count:
+                break
     return found[::-1]
+
+
+def lines_backwards_across(path: str) -> Iterator[bytes]:
+    """The non-empty lines of the log and its rotated files, newest first."""
+    for name in log_files(path):
+        try:
+            f = open(name, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+        except FileNotFoundError:  # rotated away meanwhile: its lines are in the next file
+            continue
+        with f:
+            yield from lines_backwards(f)
 
 
 def lines_backwards(f, block: int = 1 << 16) -> Iterator[bytes]:
@@ -243,26 +359,47 @@ def _decode(raw: bytes) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def follow(path: str, poll_seconds: float = 0.25) -> Iterator[dict]:
-    """Records appended after now, forever, like `tail -f` (survives the file being replaced)."""
+def follow(path: str, poll_seconds: float = 0.25) -> Iterator[dict | None]:
+    """Records appended after now, forever, like `tail -F`: when the log is rotated (or
+    replaced), what was appended to the old file before it went is read first, then the new
+    log from its beginning. None between polls, to let the caller notice Ctrl-C."""
     import time
 
-    position = os.stat(path).st_size if os.path.exists(path) else 0
+    f = _open_log(path)
+    if f is not None:
+        f.seek(0, os.SEEK_END)
     pending = b""
-    while True:
-        try:
-            size = os.stat(path).st_size
-        except FileNotFoundError:
-            size = 0
-        if size < position:  # truncated or replaced: start from its beginning
-            position, pending = 0, b""
-        if size > position:
-            with open(path, "rb") as f:
-                f.seek(position)
-                chunk = f.read(size - position)
-            position += len(chunk)
-            *lines, pending = (pending + chunk).split(b"\n")
-            yield from _records(line for line in lines if line)
-        else:
-            yield None  # lets the caller notice Ctrl-C or stop between polls
+    try:
+        while True:
+            if f is not None and f.tell() > os.fstat(f.fileno()).st_size:
+                f.seek(0)  # truncated in place: from its beginning
+                pending = b""
+            chunk = f.read() if f is not None else b""
+            if chunk:
+                *lines, pending = (pending + chunk).split(b"\n")
+                yield from _records(line for line in lines if line)
+                continue
+            if f is None or not _is_current(os.fstat(f.fileno()), path):
+                # Every write to the old file came before it was renamed, which came before this
+                # look: one more read of it (above, on the next turn) gets them all.
+                if f is not None and f.read(1):
+                    f.seek(-1, os.SEEK_CUR)
+                    continue
+                newer = _open_log(path)
+                if newer is not None or f is not None:
+                    if f is not None:
+                        f.close()
+                    f, pending = newer, b""
+                    continue
+            yield None
             time.sleep(poll_seconds)
+    finally:
+        if f is not None:
+            f.close()
+
+
+def _open_log(path: str):
+    try:
+        return open(path, "rb")  # noqa: SIM115 - follow() closes it
+    except FileNotFoundError:
+        return None

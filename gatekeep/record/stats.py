@@ -46,24 +46,27 @@ def parse_since(value: str) -> datetime:
 
 
 def read_records(path: str, since: datetime | None) -> Iterator[dict | None]:
-    """The log's records (None for a line that is not a JSON object); with `since`, only the
-    newer ones, read backwards, so a long log costs only the period asked for."""
-    if not os.path.exists(path):
+    """The records of the log and its rotated files (None for a line that is not a JSON object),
+    oldest first; with `since`, only the newer ones, newest first, read backwards, so a long log
+    costs only the period asked for."""
+    if since is None:
+        for name in reversed(audit.log_files(path)):
+            try:
+                with open(name, "rb") as f:
+                    yield from (audit._decode(raw) for raw in f if raw.strip())
+            except FileNotFoundError:  # rotated away meanwhile
+                continue
         return
-    with open(path, "rb") as f:
-        if since is None:
-            yield from (audit._decode(raw) for raw in f if raw.strip())
+    stop = since - LATE_BY_AT_MOST
+    for raw in audit.lines_backwards_across(path):
+        record = audit._decode(raw)
+        when = _parse_time(record.get("ts")) if record is not None else None
+        if when is None:
+            yield None  # cannot be placed in the period
+        elif when >= since:
+            yield record
+        elif when < stop:
             return
-        stop = since - LATE_BY_AT_MOST
-        for raw in audit.lines_backwards(f):
-            record = audit._decode(raw)
-            when = _parse_time(record.get("ts")) if record is not None else None
-            if when is None:
-                yield None  # cannot be placed in the period
-            elif when >= since:
-                yield record
-            elif when < stop:
-                return
 
 
 def summarize(

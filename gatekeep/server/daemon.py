@@ -522,8 +522,12 @@ def _as_client(request, fds: list[int]) -> int:
     for name, value in request.environ.items():
         os.environb[name] = value
     process.answer_for(request.pid, request.ppid)
+    process.answer_call(request.call_id)
     (in_encoding, in_errors), out, err = request.streams
-    sys.stdin = open(0, encoding=in_encoding, errors=in_errors, closefd=False)  # noqa: SIM115
+    if request.event is None:
+        sys.stdin = open(0, encoding=in_encoding, errors=in_errors, closefd=False)  # noqa: SIM115
+    else:  # an agent hook's event, which the client read (and keeps, should this worker die)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(request.event), encoding=in_encoding, errors=in_errors)
     sys.stdout = io.TextIOWrapper(_Held(1), encoding=out[0], errors=out[1])
     sys.stderr = io.TextIOWrapper(_Held(2), encoding=err[0], errors=err[1])
     try:

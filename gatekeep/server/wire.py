@@ -5,8 +5,10 @@ server, about to end, answers STALE instead); only then does the client send
 its request, so that its descriptors never wait in the queue of a server that
 does not answer. The request: the client's standard streams
 and its current directory as descriptors (SCM_RIGHTS), and as bytes its
-arguments, environment, umask, pid and parent pid, and the encodings of its
-streams. A worker, forked for the connection, takes the client's place with
+arguments, environment, umask, pid and parent pid, the encodings of its
+streams, the call's id (the audit record's), and, for an agent hook, the event
+the client has already read from its stdin: the worker reads it from the
+request, so that a client whose worker dies still has it to decide with. A worker, forked for the connection, takes the client's place with
 them: same descriptors, directory, environment and umask, so that it decides
 exactly what the client would have decided itself. When done, the worker
 replies RESULT and the exit code, or HANDED_BACK (the client decides the line
@@ -23,10 +25,11 @@ import _socket
 import posix
 import sys
 
-VERSION = b"gatekeep-server-1"
+VERSION = b"gatekeep-server-2"
 ACCEPTED, STALE, RESULT, HANDED_BACK, CRASHED = b"A", b"~", b"=", b"^", b"!"
 HANDBACK_STATUS = 99  # the worker's exit status for HANDED_BACK; gatekeep's own codes are 0 to 2
-MAX_REQUEST = 16 << 20  # an agent's command comes on stdin; arguments and environment are far below this
+MAX_REQUEST = 16 << 20  # an agent's event (at most MAX_EVENT_BYTES) with arguments and environment
+MAX_EVENT_BYTES = 4 << 20  # agent_hook.MAX_EVENT_BYTES (a test keeps them equal): the client reads one more
 DESCRIPTORS = 4  # stdin, stdout, stderr, the current directory
 _INT = 4  # bytes per descriptor in SCM_RIGHTS (a C int)
 MAX_PATH = 100  # a Unix socket's path is at most 107 bytes (Linux) or 103 (macOS)
@@ -119,41 +122,55 @@ def peer_uid(sock) -> int | None:
     return int.from_bytes(credentials[_INT : 2 * _INT], sys.byteorder)
 
 
-def encode_request(args: list[str], streams: list[tuple[str, str]]) -> bytes:
-    """The request's bytes: fields separated by NUL, which neither arguments nor the environment hold."""
+def encode_request(args: list[str], streams: list[tuple[str, str]], call_id: str, event: bytes | None) -> bytes:
+    """The request's bytes: its fields separated by NUL, which neither arguments nor the
+    environment hold, then the event (which may), each part preceded by its length."""
     umask = posix.umask(0o077)
     posix.umask(umask)
     fields = [VERSION, b"%d" % umask, b"%d" % posix.getpid(), b"%d" % posix.getppid()]
     fields.append(sys.getfilesystemencoding().encode())
     for encoding, errors in streams:
         fields += [encoding.encode(), errors.encode()]
-    fields.append(b"%d" % len(args))
+    fields += [call_id.encode(), b"-" if event is None else b"+", b"%d" % len(args)]
     fields += [_encoded(arg) for arg in args]
     fields += [name + b"=" + value for name, value in posix.environ.items()]  # as it was at start-up
-    payload = b"\0".join(fields)
+    text = b"\0".join(fields)
+    payload = len(text).to_bytes(8, "big") + text + (event or b"")
     return len(payload).to_bytes(8, "big") + payload
+
+
+FIXED_FIELDS = 14  # VERSION to the count of arguments
 
 
 class Request:
     """A decoded request (receive_request)."""
 
-    __slots__ = ("umask", "pid", "ppid", "fs_encoding", "streams", "args", "environ")
+    __slots__ = ("umask", "pid", "ppid", "fs_encoding", "streams", "call_id", "event", "args", "environ")
 
     def __init__(self, payload: bytes):
-        fields = payload.split(b"\0")
+        size = int.from_bytes(payload[:8], "big")
+        if len(payload) < 8 + size:
+            raise ValueError("a request cut short")
+        fields = payload[8 : 8 + size].split(b"\0")
         if fields[0] != VERSION:
             raise ValueError("another version of the request")
-        if len(fields) < 12:
+        if len(fields) < FIXED_FIELDS:
             raise ValueError("a request cut short")
         self.umask, self.pid, self.ppid = (int(field) for field in fields[1:4])
         self.fs_encoding = fields[4].decode()
         self.streams = [(fields[i].decode(), fields[i + 1].decode()) for i in (5, 7, 9)]
-        count = int(fields[11])
-        self.args = [_decoded(arg) for arg in fields[12 : 12 + count]]
+        self.call_id = fields[11].decode("ascii")
+        if fields[12] not in (b"-", b"+"):
+            raise ValueError("a request with no word on its event")
+        self.event = payload[8 + size :] if fields[12] == b"+" else None
+        if self.event is not None and len(self.event) > MAX_EVENT_BYTES + 1:
+            raise ValueError("an event too large")
+        count = int(fields[13])
+        self.args = [_decoded(arg) for arg in fields[FIXED_FIELDS : FIXED_FIELDS + count]]
         if len(self.args) != count:
             raise ValueError("a request cut short")
         self.environ = {}
-        for entry in fields[12 + count :]:
+        for entry in fields[FIXED_FIELDS + count :]:
             name, equals, value = entry.partition(b"=")
             if not equals:
                 raise ValueError("an environment entry without =")
