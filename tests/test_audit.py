@@ -107,11 +107,11 @@ def test_read_last_and_the_record_reader_read_across_rotated_files(paths):
     assert sorted(r["id"] for r in read_records(paths.audit_log, since)) == list(range(300))
 
 
-def _following(path: str, count: int) -> tuple[list, threading.Thread]:
+def _following(path: str, count: int, poll_seconds: float = 0.001) -> tuple[list, threading.Thread]:
     """The ids `audit.follow` yields, collected by a thread until it has `count`; started, and
     following, when this returns."""
     seen: list = []
-    follower = audit.follow(path, poll_seconds=0.001)
+    follower = audit.follow(path, poll_seconds=poll_seconds)
 
     def collect():
         for record in follower:
@@ -126,10 +126,11 @@ def _following(path: str, count: int) -> tuple[list, threading.Thread]:
     return seen, thread
 
 
-def test_follow_reads_across_rotations(paths):
+@pytest.mark.parametrize("poll_seconds", [0.001, 0.2])  # 0.2: many rotations between two looks
+def test_follow_reads_across_rotations(paths, poll_seconds):
     rotation = audit.Rotation(4096, 1000)
     audit.append(paths.audit_log, {"id": "old"}, rotation=rotation)
-    seen, thread = _following(paths.audit_log, 400)
+    seen, thread = _following(paths.audit_log, 400, poll_seconds)
     for i in range(400):
         audit.append(paths.audit_log, {"id": i, "pad": "f" * 150}, rotation=rotation)
     thread.join(timeout=30)

@@ -385,7 +385,7 @@ def follow(path: str, poll_seconds: float = 0.25) -> Iterator[dict | None]:
                 if f is not None and f.read(1):
                     f.seek(-1, os.SEEK_CUR)
                     continue
-                newer = _open_log(path)
+                newer = _open_log(path) if f is None else _next_file(path, os.fstat(f.fileno()))
                 if newer is not None or f is not None:
                     if f is not None:
                         f.close()
@@ -396,6 +396,32 @@ def follow(path: str, poll_seconds: float = 0.25) -> Iterator[dict | None]:
     finally:
         if f is not None:
             f.close()
+
+
+def _next_file(path: str, done: os.stat_result):
+    """The file written after the rotated file `done`, opened: the one numbered one lower (it may
+    have been rotated more than once since); the oldest there is when `done` itself is gone
+    (`keep` dropped it), the log when there is nothing else."""
+    for _ in range(REPLACED_TRIES):
+        found = []
+        for name in log_files(path):
+            try:
+                found.append((name, os.stat(name)))
+            except FileNotFoundError:
+                break  # rotated meanwhile: look again
+        else:
+            places = [i for i, (_, seen) in enumerate(found) if (seen.st_dev, seen.st_ino) == (done.st_dev, done.st_ino)]
+            if places and places[0] == 0:
+                return _open_log(path)  # it is the log again (cannot be, but then it goes on there)
+            name, expected = found[places[0] - 1] if places else (found[-1] if found else (path, None))
+            f = _open_log(name)
+            if f is None or expected is None:
+                return f
+            opened = os.fstat(f.fileno())
+            if (opened.st_dev, opened.st_ino) == (expected.st_dev, expected.st_ino):
+                return f
+            f.close()
+    return _open_log(path)
 
 
 def _open_log(path: str):
