@@ -26,15 +26,17 @@ user-install: install
 	ln -sfn '$(abspath $(BIN))/gatekeep' '$(BINDIR)/gatekeep'
 	_GATEKEEP_COMPLETE=bash_source '$(BIN)/gatekeep' > '$(COMPLETIONS)/gatekeep'
 	@echo "linked $(BINDIR)/gatekeep; bash completion in $(COMPLETIONS)/gatekeep"
-	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it in your shell's rc file";; esac
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) case "$${SHELL##*/}" in zsh) sh=zsh;; *) sh=bash;; esac; \
+	 echo "$(BINDIR) is not on your PATH: '$(BINDIR)/gatekeep' install --shell $$sh --path '$(BINDIR)' puts it there (with the hook; a gated shell denies other writes to start-up files)";; esac
 	@for f in $(BASH_COMPLETION); do [ -r "$$f" ] && exit 0; done; \
 	 echo "bash completion needs the bash-completion package, not found here: without it, Tab completes no gatekeep command"
 
 user-uninstall:
 	rm -f '$(BINDIR)/gatekeep' '$(COMPLETIONS)/gatekeep'
 
+# on every core there is (one worker on one core); each worker's tests have their own GATEKEEP_HOME
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -n auto
 
 # as users run gatekeep: a temporary HOME, no GATEKEEP_HOME (tests/bench/userenv.py)
 bench: install
@@ -43,6 +45,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_check.py
 	$(BIN)/python tests/bench/bench_names.py
 	$(BIN)/python tests/bench/bench_look_only.py
+	$(BIN)/python tests/bench/bench_reliability.py
 
 # bashlex's parser tables, shipped so that importing bashlex does not rebuild them
 tables: install

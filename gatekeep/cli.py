@@ -234,8 +234,15 @@ AGENTS = tuple(HOSTS)  # the coding agents gatekeep speaks to
 @click.option("--shell", "shell", type=click.Choice(["bash", "zsh"]), help="Add the hook to this shell's rc file.")
 @click.option("--agent", "agent", type=click.Choice(AGENTS), help="Register the hook with this coding agent.")
 @click.option("--remove", is_flag=True, help="Take gatekeep out again.")
+@click.option(
+    "--path",
+    "on_path",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="With --shell: also put DIR on PATH, in the same rc block (e.g. where make user-install links gatekeep).",
+)
 @json_option
-def install(shell, agent, remove, as_json) -> int:
+def install(shell, agent, remove, on_path, as_json) -> int:
     """Add the hook to ~/.bashrc or ~/.zshrc (--shell), or to a coding agent's settings (--agent).
 
     Running it again changes nothing; the rc block goes last in the file, and an
@@ -243,13 +250,17 @@ def install(shell, agent, remove, as_json) -> int:
     """
     if (shell is None) == (agent is None):
         raise click.UsageError("give one of --shell or --agent")
+    if on_path is not None and (shell is None or remove):
+        raise click.UsageError("--path goes with --shell, and not with --remove (which takes the whole block out)")
+    if on_path is not None and ("\n" in on_path or "\r" in on_path):
+        raise click.UsageError("--path: a directory whose name holds a line break cannot go on PATH")
     if agent is not None:
         from gatekeep.commands.install import install_agent
 
         return install_agent(agent, remove, as_json)
     from gatekeep.commands.install import install as run
 
-    return run(shell, remove, as_json)
+    return run(shell, remove, as_json, on_path)
 
 
 @cli.command(context_settings=CONTEXT)

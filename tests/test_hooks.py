@@ -355,3 +355,24 @@ def test_the_audit_names_the_real_terminal(gated, shell):
     terminal = re.search(r"/dev/pts/\d+", sh.run("tty")).group()
     sh.ask("touch ask-1", "d")
     assert records()[-1]["tty"] == terminal
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_path_advice_works_in_the_gated_shell_it_is_given_in(gated, shell):
+    """`make user-install` says ~/.local/bin is not on PATH; the usual fix, a line appended to the
+    rc file, is denied in a gated shell, and the denial names the command that does it: asked
+    about (the built-in `gatekeep install *`), it puts the directory on PATH in the rc block."""
+    sh = gated(shell)
+    rc = sh.home / (".zshrc" if shell == "zsh" else ".bashrc")
+    before = rc.read_text() if rc.exists() else None
+    out = sh.run(f"echo 'export PATH=$HOME/mybin:$PATH' >> ~/{rc.name}")
+    assert f"gatekeep install --shell {shell} --path DIR" in out.replace("\r\n", " ")
+    assert (rc.read_text() if rc.exists() else None) == before
+    command = Path(sys.executable).parent / "gatekeep"
+    out = sh.ask(f"{command} install --shell {shell} --path ~/mybin", "o")
+    assert f"{sh.home}/mybin is on PATH in new {shell} sessions" in out
+    lines = [line for line in rc.read_text().splitlines() if line.endswith("# gatekeep install --path")]
+    assert len(lines) == 1
+    script = "PATH=/usr/bin:/bin\n" + lines[0] + "\n" + lines[0] + '\nprintf "%s\\n" "$PATH"\n'
+    shown = subprocess.run([shell, "-c", script], capture_output=True, text=True, timeout=30).stdout
+    assert shown.strip() == f"{sh.home}/mybin:/usr/bin:/bin"  # once, however often the file is read

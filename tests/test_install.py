@@ -374,3 +374,30 @@ def test_a_login_file_that_loads_bashrc_already_is_left_alone(isolated_home):
     profile.write_text('[ -f ~/.bashrc ] && . ~/.bashrc\n')
     assert main(["install", "--shell", "bash"]) == 0
     assert profile.read_text() == '[ -f ~/.bashrc ] && . ~/.bashrc\n'
+
+
+def test_install_path_puts_a_directory_on_path_and_keeps_it_until_remove(isolated_home, capsys):
+    rc = isolated_home / ".bashrc"
+    rc.write_text("# mine\n")
+    odd = isolated_home / "my bin's $dir"
+    assert main(["install", "--shell", "bash", "--path", str(odd)]) == 0
+    assert f"{odd} is on PATH in new bash sessions" in capsys.readouterr().out
+    assert main(["install", "--shell", "bash"]) == 0  # a later install keeps it
+    assert main(["install", "--shell", "bash", "--path", "~/other"]) == 0  # ~ is the home
+    assert main(["install", "--shell", "bash", "--path", str(odd)]) == 0  # not twice
+    text = rc.read_text()
+    assert text.count("# >>> gatekeep >>>") == 1 and text.count("# gatekeep install --path") == 2
+    lines = [line for line in text.splitlines() if line.endswith("# gatekeep install --path")]
+    script = "PATH=/usr/bin:/bin\n" + "\n".join(lines) + '\necho "$PATH"\n'
+    shown = subprocess.run(["bash", "--norc", "-c", script], capture_output=True, text=True, timeout=30).stdout
+    assert shown.strip() == f"{isolated_home}/other:{odd}:/usr/bin:/bin"
+    assert main(["install", "--shell", "bash", "--remove"]) == 0
+    assert rc.read_text() == "# mine\n"
+
+
+@pytest.mark.parametrize(
+    "args", [["--agent", "claude", "--path", "/x"], ["--shell", "bash", "--remove", "--path", "/x"]]
+)
+def test_install_path_goes_with_shell_alone(isolated_home, capsys, args):
+    assert main(["install", *args]) == 2
+    assert "--path goes with --shell" in capsys.readouterr().err

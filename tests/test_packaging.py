@@ -109,11 +109,12 @@ def test_user_install_puts_gatekeep_on_path_with_bash_completion(tmp_path):
     target, completions = tmp_path / "bin", tmp_path / "completions"
     make = ["make", "-s", "-C", str(REPO), "-o", f"{bin_dir}/gatekeep", f"BIN={bin_dir}"]
     places = [f"BINDIR={target}", f"COMPLETIONS={completions}"]
-    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "SHELL": "/bin/bash"}
     done = subprocess.run([*make, "user-install", *places], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (target / "gatekeep").resolve() == (bin_dir / "gatekeep").resolve()
     assert f"{target} is not on your PATH" in done.stdout
+    assert f"'{target}/gatekeep' install --shell bash --path '{target}'" in done.stdout  # SHELL: not zsh
     loader = tmp_path / "bash_completion"
     said = "bash completion needs the bash-completion package"
     assert (said in done.stdout) == (not Path("/usr/share/bash-completion/bash_completion").exists())

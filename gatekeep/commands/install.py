@@ -3,7 +3,10 @@
 For a shell, a marked block at the end of the rc file, so running install again
 replaces it instead of adding a second one, and `--remove` takes exactly it out.
 It goes last in the file: the bash hook must run after anything else that sets
-PROMPT_COMMAND. For a coding agent, gatekeep's entry in the host's settings
+PROMPT_COMMAND. `--path DIR` also puts DIR on PATH in that block (before the
+hook loads): the one way to change a start-up file from a gated shell, where
+the built-in policy denies writes to them (`make user-install` and that denial
+both point here). The block keeps its PATH lines when install runs again. For a coding agent, gatekeep's entry in the host's settings
 (agent_setup.py says where and what); the file is written only when that
 changes something in it.
 """
@@ -35,18 +38,51 @@ def rc_file(shell: str) -> Path:
     return home / ".bashrc"
 
 
-def block(shell: str) -> str:
+PATH_MARK = "# gatekeep install --path"
+
+
+def block(shell: str, on_path: tuple[str, ...] = ()) -> str:
+    """The rc block: `on_path` directories put on PATH (each once), then the hook."""
     from gatekeep.shells.hook import rc_lines  # the hook, or a fallback that blocks every line (hook.py)
 
     command = shlex.join([sys.executable, "-I", "-m", "gatekeep", "hook", shell])
     loads = rc_lines(shell, command, str(rc_file(shell)))
-    return f"{BEGIN}\n# Vets every command line before it runs; keep this block last.\n{loads}{END}\n"
+    paths = "".join(path_line(directory) for directory in on_path)
+    return f"{BEGIN}\n# Vets every command line before it runs; keep this block last.\n{paths}{loads}{END}\n"
 
 
-def install(shell: str, remove: bool, as_json: bool = False) -> int:
+def path_line(directory: str) -> str:
+    """Put `directory` first on PATH unless it is on it already (POSIX sh: bash and zsh read it alike)."""
+    quoted = shlex.quote(directory)
+    inside = shlex.quote(f":{directory}:")
+    return f'case ":$PATH:" in *{inside}*) ;; *) export PATH={quoted}":$PATH" ;; esac  {PATH_MARK}\n'
+
+
+def _paths_in(text: str) -> list[str]:
+    """The directories an earlier block put on PATH (its lines marked PATH_MARK)."""
+    found = []
+    for match in _BLOCK.finditer(text):
+        for line in match.group(0).splitlines():
+            if not line.endswith(PATH_MARK):
+                continue
+            try:
+                words = shlex.split(line, comments=True)
+            except ValueError:  # edited by hand past reading: not carried over
+                continue
+            for word in words:
+                if word.startswith("PATH=") and word.endswith(":$PATH") and len(word) > len("PATH=:$PATH"):
+                    found.append(word[len("PATH=") : -len(":$PATH")])
+    return found
+
+
+def install(shell: str, remove: bool, as_json: bool = False, on_path: str | None = None) -> int:
     """Write the block (or take it out); with `as_json`, one object: `shell`, `rc_file`, and `action`,
-    "installed", "removed" or "absent" (--remove found no block: nothing changed)."""
-    path, action = change_shell(shell, remove)
+    "installed", "removed" or "absent" (--remove found no block: nothing changed). `on_path`: a
+    directory the block also puts on PATH."""
+    if on_path is not None:
+        home_relative = on_path == "~" or on_path.startswith("~/")
+        on_path = os.path.abspath(expand_home(on_path) if home_relative else on_path)
+    path, action = change_shell(shell, remove, on_path)
     login = change_login(remove) if shell == "bash" else None
     if as_json:
         data = {"shell": shell, "rc_file": str(path), "action": action}
@@ -61,6 +97,8 @@ def install(shell: str, remove: bool, as_json: bool = False) -> int:
     if login is not None and login[1] in ("installed", "removed"):
         what = "login shells no longer load it from" if remove else "login shells load it too, from"
         click.echo(f"{what} {login[0]}")
+    if on_path is not None:
+        click.echo(f"{on_path} is on PATH in new {shell} sessions")
     if not remove and action != "absent":
         click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
     return EXIT_ALLOW
@@ -94,15 +132,19 @@ def change_login(remove: bool) -> tuple[Path, str]:
     return path, "installed"
 
 
-def change_shell(shell: str, remove: bool) -> tuple[Path, str]:
-    """Write the block, or take it out: the rc file and "installed", "removed" or "absent". An rc
-    file gatekeep made (it did not exist) and that holds nothing else once the block is out is
-    removed, as it was."""
+def change_shell(shell: str, remove: bool, on_path: str | None = None) -> tuple[Path, str]:
+    """Write the block (with the directories an earlier one put on PATH, and `on_path`), or take
+    it out: the rc file and "installed", "removed" or "absent". An rc file gatekeep made (it did
+    not exist) and that holds nothing else once the block is out is removed, as it was."""
     path = rc_file(shell)
     if remove:
         return path, _take_out(path)
-    kept = _BLOCK.sub("\n", _read(path)).rstrip("\n")
-    _write(path, (kept + "\n\n" if kept else "") + block(shell))
+    text = _read(path)
+    directories = _paths_in(text)
+    if on_path is not None and on_path not in directories:
+        directories.append(on_path)
+    kept = _BLOCK.sub("\n", text).rstrip("\n")
+    _write(path, (kept + "\n\n" if kept else "") + block(shell, tuple(directories)))
     return path, "installed"
 
 

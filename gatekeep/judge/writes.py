@@ -201,6 +201,12 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
     if name == PROJECT_POLICY:
         return "deny", f"writes to {path}, a project policy, which is protected by the built-in policy"
     if _within(path, protected):
+        if name in RC_FILES and parent in homes:  # `make user-install`'s PATH advice, typed in a gated shell
+            shell = "zsh" if name.startswith(".z") else "bash"
+            return "deny", (
+                f"writes to {path}, a start-up file, which is protected by the built-in policy"
+                f" (to put a directory on PATH: gatekeep install --shell {shell} --path DIR)"
+            )
         return "deny", f"writes to {path}, which is protected by the built-in policy"
     if ".git" in path.split("/")[:-1]:
         return "deny", f"writes into {parent}, inside a repository's .git (config and hooks run code)"
