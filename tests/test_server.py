@@ -423,6 +423,7 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
     pid = served()
     path = socket_file()
     os.killpg(pid, signal.SIGSTOP)  # the server and its spare take no connection
+    time.sleep(wire.STALE_SECONDS + 0.2)  # nor touch the lock file: stuck, not busy
     queued = []
     try:
         while True:  # fill its queue, as clients that gave up on it leave it
@@ -566,6 +567,40 @@ def test_no_server_starts_one_and_a_stuck_one_is_passed_by(served):
     try:
         run = gate(["check", "--no-prompt", "--", "touch denied-1"])
         assert run.code == 1 and "gatekeep.judge.decide" in run.imported  # decided by the client itself
+    finally:
+        os.killpg(pid, signal.SIGCONT)
+
+
+def test_a_stopped_spare_is_replaced_and_its_line_served_by_the_same_server(served):
+    from gatekeep.server.client import ACCEPT_SECONDS
+
+    pid = served()
+    made = socket_file().stat().st_ctime_ns
+    (spare,) = _children(pid)  # an idle server has its spare alone
+    os.kill(spare, signal.SIGSTOP)
+    started = time.monotonic()
+    run = gate(["check", "--no-prompt", "--", "touch denied-1"])
+    assert (run.served, run.code) == (True, 1)
+    assert time.monotonic() - started < ACCEPT_SECONDS
+    assert server_pid() == pid and socket_file().stat().st_ctime_ns == made
+    wait_for(lambda: not alive(spare))
+
+
+def test_a_slow_server_keeps_its_socket_and_a_stuck_one_loses_it(served):
+    """What a client does with a server that took no line in client.ACCEPT_SECONDS: one whose
+    loop still runs (every core busy, say) is left be; one stopped past wire.STALE_SECONDS is
+    retired, so that the next line starts a new server."""
+    pid = served()
+    path = socket_file()
+    seen = wire.identity(str(path))
+    time.sleep(wire.STALE_SECONDS + 0.5)  # idle, and alive all the while
+    client._retire(str(path), seen)
+    assert path.exists()
+    os.killpg(pid, signal.SIGSTOP)
+    try:
+        time.sleep(wire.STALE_SECONDS + 0.5)
+        client._retire(str(path), seen)
+        assert not path.exists()
     finally:
         os.killpg(pid, signal.SIGCONT)
 

@@ -258,12 +258,17 @@ class _Replay(io.RawIOBase):
 
 
 def _retire(path: str, seen: tuple | None) -> None:
-    """A server that takes no line in ACCEPT_SECONDS is stuck (stopped, or hung): take its socket
-    away, unless it has been replaced since, so that the next line is not held up as this one
-    was. Should the server go on, it sees its socket gone and ends; a new one starts once the
-    stuck one has let go of its lock."""
+    """A server that takes no line in ACCEPT_SECONDS is busy (every core taken: lines wait for
+    one) or stuck (stopped, hung). A stuck one has not touched its lock file for
+    wire.STALE_SECONDS (its loop does, every wire.HEARTBEAT_SECONDS): take its socket away,
+    unless it has been replaced since, so that the next line is not held up as this one was.
+    Should the server go on, it sees its socket gone and ends; a new one starts once the stuck
+    one has let go of its lock. A busy one keeps its socket: replacing it would add a cold start
+    to a machine that has no time for one."""
     from gatekeep.server import wire
 
+    if wire.alive(path):
+        return
     wire.unlink_if(path, seen)
 
 

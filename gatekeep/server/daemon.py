@@ -21,6 +21,11 @@ each, in their own process, and nothing goes back from a worker to the server
 but the connection. Only its own user's processes are answered (SO_PEERCRED
 where the system has it; the directory's and socket's modes everywhere).
 
+Its loop touches the lock file every wire.HEARTBEAT_SECONDS: a client whose line waits past
+client.ACCEPT_SECONDS takes the socket away only from a server that has stopped doing so
+(stopped or hung), never from one that is only slow (every core busy). A spare that is stopped
+while a line waits for it is replaced.
+
 It ends after IDLE_SECONDS without a line, within TICK_SECONDS when its socket is no longer the one
 at its path (a client took it away from a server that did not answer), and when
 any file of gatekeep it runs (its modules, its data, the interpreter) has
@@ -249,14 +254,19 @@ class Server:
         # always reported), since it is readable while its request waits for the worker
         self.poll = select.poll()
         self.poll.register(wake_read, select.POLLIN)
+        self.waiting = select.poll()  # the listener alone: whether a line waits for the spare
+        self.waiting.register(self.listener, select.POLLIN)
         self._fork_spare()
-        last = taken = time.monotonic()
+        last = taken = beat = time.monotonic()
         try:
             while True:
                 # No spare while a line is judged, for up to SPARE_AFTER_SECONDS: forking one and
                 # looking at the stamp would take CPU from that line, on a machine of two cores
-                wait = SPARE_AFTER_SECONDS if self.spare is None and self.workers else TICK_SECONDS
+                wait = SPARE_AFTER_SECONDS if self.spare is None and self.workers else wire.HEARTBEAT_SECONDS
                 ready = dict(self.poll.poll(wait * 1000))
+                if time.monotonic() - beat >= wire.HEARTBEAT_SECONDS:
+                    beat = time.monotonic()
+                    self._beat()
                 if wake_read in ready:
                     _drain(wake_read)
                 if self.spare is not None and self.spare[1].fileno() in ready:
@@ -274,6 +284,19 @@ class Server:
                     return
         finally:
             self._end_spare()
+
+    def _beat(self) -> None:
+        """Touch the lock file (wire.alive reads it), and replace a spare that is stopped while a
+        line waits for it (SIGSTOP; one that is only slow to be scheduled is left be)."""
+        try:
+            os.utime(self.private_fds[0])
+        except OSError:
+            pass
+        if self.ending or self.spare is None:
+            return
+        if self.waiting.poll(0) and _stopped(self.spare[0]):
+            self._end_spare()
+            self._next_spare()
 
     def _fork_spare(self) -> None:
         import select
@@ -395,6 +418,15 @@ class Server:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped (Linux's /proc; elsewhere, never)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] in (b"T", b"t")
+    except (OSError, IndexError):
+        return False
 
 
 def _drain(fd: int) -> None:

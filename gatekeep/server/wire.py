@@ -85,6 +85,22 @@ def unlink_if(path: str, seen: tuple[int, int, int] | None) -> None:
             pass
 
 
+HEARTBEAT_SECONDS = 0.5  # how often a server's loop touches its lock file (and looks at its spare)
+STALE_SECONDS = 3.0  # a server that has not touched it for this long is stopped or hung
+
+
+def alive(path: str) -> bool:
+    """Whether the server of the socket at `path` has touched its lock file (`path`.lock) in the
+    last STALE_SECONDS: its loop is running, whatever keeps its lines waiting."""
+    import time
+
+    try:
+        touched = posix.stat(f"{path}.lock").st_mtime
+    except OSError:
+        return False
+    return 0 <= time.time() - touched < STALE_SECONDS
+
+
 def address(directory: str, name: str) -> tuple[str, int | None]:
     """The path to bind or connect to `name` in `directory`, and a descriptor to close after:
     a path too long for a socket is reached through /proc/self/fd (Linux)."""
