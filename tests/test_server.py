@@ -430,7 +430,7 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
             connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             connection.setblocking(False)
             try:
-                connection.connect(str(path))
+                _connect(connection)
             except BlockingIOError:
                 connection.close()
                 break
@@ -445,13 +445,24 @@ def test_a_stopped_server_with_a_full_queue_holds_no_line_up(served):
         os.killpg(pid, signal.SIGCONT)
 
 
+def _connect(connection) -> None:
+    """Connect to this gatekeep's server as its clients do: a path too long for a socket (a
+    deep temporary directory) through /proc/self/fd."""
+    path, directory_fd = wire.address(get_paths().server_dir, wire.socket_name())
+    try:
+        connection.connect(path)
+    finally:
+        if directory_fd is not None:
+            os.close(directory_fd)
+
+
 def _exchange_raw(payload: bytes) -> bytes:
     """Send `payload` as a request, with this process's descriptors; the reply."""
     import socket
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.settimeout(30)
-        connection.connect(str(socket_file()))
+        _connect(connection)
         assert connection.recv(1) == wire.ACCEPTED
         here = os.open(".", wire.DIRECTORY_FLAGS)
         try:
@@ -469,11 +480,14 @@ def _exchange_raw(payload: bytes) -> bytes:
         b"\0".join([wire.VERSION, b"18", b"1", b"1", b"utf-8", *[b"utf-8", b"strict"] * 3, b"9", b"check"]),
         b"gatekeep-server-0\0" + b"\0".join([b"x"] * 20),  # another version
         b"\0".join([wire.VERSION, b"18", b"1", b"1", b"\xff\xfe", *[b"\xff", b"x"] * 3, b"1", b"check"]),
+        # the call's id, then no word on whether an event follows
+        b"\0".join([wire.VERSION, b"18", b"1", b"1", b"utf-8", *[b"utf-8", b"strict"] * 3, b"id", b"?", b"1", b"check"]),
     ],
 )
 def test_a_request_that_is_not_one_is_handed_back_and_the_server_goes_on(served, payload):
     served()
-    assert _exchange_raw(payload) == wire.HANDED_BACK  # never a RESULT: nothing was decided
+    framed = len(payload).to_bytes(8, "big") + payload  # the fields' length, then the fields (no event)
+    assert _exchange_raw(framed) == wire.HANDED_BACK  # never a RESULT: nothing was decided
     assert socket_file().exists()
     run = gate(["check", "--no-prompt", "--", "touch denied-1"])
     assert (run.served, run.code) == (True, 1)
