@@ -83,7 +83,8 @@ VERDICTS = [
     ("echo $(unknown-tool)", "ask"),
     ("git status $(id)", "allow"),  # id is read-only
     ("git status $(unknown-tool)", "ask"),
-    ("echo $((1+2))", "ask"),
+    ("echo $((1+2))", "allow"),  # inert arithmetic (issue 35)
+    ("echo $((x+2))", "ask"),  # x's value is evaluated too
     ("echo x'${'", "ask"),
     ("a=(1 2); rm x", "deny"),
     ("case x in y) rm z;; esac", "deny"),
@@ -280,7 +281,7 @@ def test_built_in_policy_denies_the_catastrophic(line, decision):
     [
         ("allow", "unknown-tool", "allow"),
         ("allow", "$X", "ask"),
-        ("allow", "echo $((1))", "ask"),
+        ("allow", "echo $((x))", "ask"),  # arithmetic that evaluates a variable's value: never by default
         ("deny", "unknown-tool", "deny"),
         ("deny", "$X", "deny"),
         ("deny", "git status", "allow"),
@@ -325,7 +326,7 @@ def test_suggestions_are_for_parts_asked_by_default_only(policy):
 
 
 def test_no_suggestion_for_an_unparseable_or_dynamic_line(policy):
-    assert evaluate("echo $((1)); tool", policy).suggestions == ()
+    assert evaluate("echo x'${'; tool", policy).suggestions == ()
     assert evaluate("$X status", policy).suggestions == ()
 
 

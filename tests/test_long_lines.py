@@ -1,5 +1,7 @@
-"""Lines up to 128 KiB (issue 18): each gets its verdict from a real `gatekeep check`, never
-allowed, and a deny rule still holds anywhere in them.
+"""Lines up to 128 KiB (issues 18, 35): each gets its verdict from a real `gatekeep check`: read
+whole, the verdict its commands deserve (a long `ls x x x …` is allowed, a heredoc's body is
+data however long); one the parser cannot read in time asks; a deny rule still holds anywhere
+in them.
 
 The shapes are an attacker's: many words, options, commands, redirections, assignments,
 substitutions, quotes, wrappers, scripts, heredocs; and the shapes whose cost grew as the
@@ -46,30 +48,30 @@ def distinct(template: str, separator: str, prefix: str = "", suffix: str = "") 
     return prefix + separator.join(parts) + suffix
 
 
-ASK, DENY = "ask", "deny"
+ALLOW, ASK, DENY = "allow", "ask", "deny"
 UNPARSED = "could not be fully parsed"
 TOO_MANY = "more than 2,000 commands"
 
 # (id, line, verdict, words the message holds)
 SHAPES = [
-    ("words", fill("ls ", "x "), ASK, UNPARSED),
-    ("words-after-a-subcommand", fill("git log ", "x "), ASK, UNPARSED),
-    ("options", fill("foo ", "-x a "), ASK, UNPARSED),
-    ("long-options", fill("foo ", "--opt=value "), ASK, UNPARSED),
-    ("distinct-words", distinct("a{}", " ", "cat "), ASK, UNPARSED),
-    ("one-long-word", "echo " + "x" * (SIZE - 6), ASK, UNPARSED),
-    ("and-lists", fill("true", " && true"), ASK, UNPARSED),
+    ("words", fill("ls ", "x "), ALLOW, ""),
+    ("words-after-a-subcommand", fill("git log ", "x "), ALLOW, ""),
+    ("options", fill("foo ", "-x a "), ASK, "matches no rule"),
+    ("long-options", fill("foo ", "--opt=value "), ASK, "matches no rule"),
+    ("distinct-words", distinct("a{}", " ", "cat "), ALLOW, ""),
+    ("one-long-word", "echo " + "x" * (SIZE - 6), ALLOW, ""),
+    ("and-lists", fill("true", " && true"), DENY, TOO_MANY),
     ("semicolons", fill("a", "; a"), ASK, UNPARSED),
     ("newlines", fill("", "a\n")[:-1], ASK, UNPARSED),
     ("pipes", fill("x", " | x"), DENY, TOO_MANY),
     ("distinct-commands", distinct("a{}", ";"), DENY, TOO_MANY),
     ("distinct-pipes", distinct("a{}", "|"), DENY, TOO_MANY),
     ("redirections", fill("cat ", "> f "), ASK, UNPARSED),
-    ("distinct-redirections", distinct("> f{}", " ", "cat "), ASK, UNPARSED),
-    ("assignments", fill("", "A=1 ", "ls"), ASK, UNPARSED),
-    ("exports", distinct("a{}=1", " ", "export "), ASK, UNPARSED),
-    ("read-variables", distinct("a{}", " ", "read "), ASK, UNPARSED),
-    ("git-config", fill("git ", "-c a=b ", "status"), ASK, UNPARSED),
+    ("distinct-redirections", distinct("> f{}", " ", "cat "), ASK, "writes a file"),
+    ("assignments", fill("", "A=1 ", "ls"), ASK, "changes what the command runs"),
+    ("exports", distinct("a{}=1", " ", "export "), ASK, "export a0=1"),
+    ("read-variables", distinct("a{}", " ", "read "), ASK, "read a0 a1"),
+    ("git-config", fill("git ", "-c a=b ", "status"), ALLOW, ""),
     ("variables", fill("echo ", "$a "), ASK, UNPARSED),
     ("substitutions", fill("echo ", "$(a) "), ASK, UNPARSED),
     ("nested-substitutions", "echo " + "$(" * 43_000 + "x" + ")" * 43_000, ASK, UNPARSED),
@@ -79,8 +81,8 @@ SHAPES = [
     ("backslashes", fill("echo ", "\\\\ "), ASK, UNPARSED),
     ("arithmetic-opened", fill("echo ", "(("), ASK, UNPARSED),
     ("arithmetic-nested", "echo " + "$((" * 26_000 + "1" + "))" * 26_000, ASK, UNPARSED),
-    ("braces", fill("echo ", "{a,b} "), ASK, UNPARSED),
-    ("globs", fill("ls ", "*.py "), ASK, UNPARSED),
+    ("braces", fill("echo ", "{a,b} "), ASK, "echo {a,b}"),
+    ("globs", fill("ls ", "*.py "), ASK, "ls *.py"),
     ("home-paths", fill("ls ", "~/x "), ASK, UNPARSED),
     ("harmless-wrapper", fill("time ", "x "), ASK, UNPARSED),
     ("wrappers-nested", fill("", "sudo env nice ", "ls"), DENY, "too many to try every deny rule"),
@@ -90,15 +92,15 @@ SHAPES = [
     ("shell-script", "bash -c '" + "x; " * ((SIZE - 10) // 3) + "'", ASK, UNPARSED),
     ("eval-script", "eval '" + "x; " * ((SIZE - 7) // 3) + "'", ASK, UNPARSED),
     ("xargs-shells", fill("xargs ", "sh -c x "), ASK, UNPARSED),
-    ("heredoc", "cat <<EOF\n" + "line $x\n" * ((SIZE - 14) // 8) + "EOF", ASK, UNPARSED),
+    ("heredoc", "cat <<EOF\n" + "line $x\n" * ((SIZE - 14) // 8) + "EOF", ALLOW, ""),
     ("for-loop", fill("for i in ", "a ", "; do echo $i; done"), ASK, UNPARSED),
-    ("comment", "ls # " + "x " * ((SIZE - 5) // 2), ASK, UNPARSED),
-    ("fork-bomb-shaped-word", fill("", "x", "(){ x|x& }"), ASK, UNPARSED),
+    ("comment", "ls # " + "x " * ((SIZE - 5) // 2), ALLOW, ""),
+    ("fork-bomb-shaped-word", fill("", "x", "(){ x|x& }"), ASK, "`x` matches no rule"),
     # a deny rule holds wherever the command stands in a long line
     ("rm-last", fill("ls ", "x ", " && rm -rf /"), DENY, "rule 'rm * / *'"),
     ("rm-first", fill("rm -rf / ", "x "), DENY, "rule 'rm * / *'"),
     ("rm-in-a-script", "bash -c '" + "x; " * ((SIZE - 30) // 3) + "rm -rf /'", DENY, "rule 'rm * / *'"),
-    ("rm-in-a-heredoc", "cat <<EOF\n" + "line $x\n" * ((SIZE - 30) // 8) + "rm -rf /\nEOF", DENY, "rule 'rm * / *'"),
+    ("rm-in-a-heredoc", "cat <<EOF\n" + "line $x\n" * ((SIZE - 30) // 8) + "rm -rf /\nEOF", ALLOW, ""),  # data for cat,
     ("rm-after-many-commands", distinct("a{}", ";", suffix=";rm -rf /"), DENY, ""),
     ("fork-bomb", fill("ls ", "x ", "; :(){ :|:& };:"), DENY, "fork bomb"),
 ]
@@ -134,6 +136,9 @@ def test_a_long_line_gets_its_verdict_from_a_real_check(name, line, verdict, sai
         text=True,
         timeout=120,
     )
+    if verdict == ALLOW:
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr[:300]  # -q: an allowed line says nothing
+        return
     assert done.returncode == 1, done.stderr[-500:]
     assert done.stderr.startswith(f"gatekeep: blocked ({verdict}): "), done.stderr[:300]
     assert said in done.stderr

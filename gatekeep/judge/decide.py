@@ -26,6 +26,7 @@ from gatekeep.judge.policy import Policy, read_regular
 from gatekeep.judge.readonly import is_read_only
 from gatekeep.judge.writes import HARMLESS, WriteContext, argument_writes, judge, judge_removal
 from gatekeep.name.normalize import DIRECTORY_CHANGERS, Normalized
+from gatekeep.read.fallback import UNCERTAIN
 from gatekeep.read.parse import FunctionDef, ParseResult
 
 MAX_SUGGESTIONS = 5
@@ -69,7 +70,7 @@ def decide(
     loops = frozenset(parsed.loop_variables)
     memo: dict = {}  # what writes.judge found for this line
     verdicts = tuple(
-        _decide_command(n, m, policy, writes, links, feeding, loops, memo)
+        _uncertain(_decide_command(n, m, policy, writes, links, feeding, loops, memo))
         for n, m in zip(normalized, matches, strict=True)
     )
     suggestions = _suggestions(parsed.line, verdicts)
@@ -83,7 +84,11 @@ def decide(
     if denied is not None:
         return LineVerdict("deny", _sentence(denied), denied.rule, verdicts, (), firm=denied.firm)
     if not parsed.complete:
-        reason = f"the line could not be fully parsed: {parsed.problems[0]}; gatekeep never allows what it cannot read"
+        reason = f"the line could not be fully parsed: {parsed.problems[0]}"
+        would = next((v for v in verdicts if v.decision == "ask" and v.why.startswith(WOULD_BE_DENIED)), None)
+        if would is not None:
+            reason += f"; in what may be only text (quoted, a heredoc, a comment), `{visible(would.text)}` {would.why}"
+        reason += "; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
     risk = _line_risk(parsed, normalized) or _runs_what_it_writes(normalized, writes, links)
     risk = risk or _names_a_secret(parsed, policy, writes)
@@ -99,6 +104,18 @@ def decide(
     reason = "allowed: " + "; ".join(_sentence(v) for v in verdicts)
     rule = next((v.rule for v in verdicts if v.rule is not None), None)
     return LineVerdict("allow", reason, rule, verdicts, ())
+
+
+WOULD_BE_DENIED = "would be denied, if it is a command:"
+
+
+def _uncertain(verdict: CommandVerdict) -> CommandVerdict:
+    """A command the fallback found where it may be only text (fallback.UNCERTAIN) is never
+    denied: the line asks, saying what would be denied (a heredoc writing a file is data)."""
+    if verdict.decision != "deny" or UNCERTAIN not in verdict.normalized.command.problems:
+        return verdict
+    why = verdict.why.removeprefix("is ")
+    return verdict._replace(decision="ask", why=f"{WOULD_BE_DENIED} {why}", firm=False)
 
 
 def _decide_command(

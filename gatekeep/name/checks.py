@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gatekeep.core.lazyre import lazy
 from gatekeep.name.options import Parsed
-from gatekeep.read.shellwords import INTEGER_VARIABLES
+from gatekeep.read.shellwords import INTEGER_VARIABLES, arithmetic_risk
 
 FROM_A_PIPE = "\x00 input from a pipe"  # `fed`, when what the command reads cannot be seen
 
@@ -305,6 +305,28 @@ def _test_operands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> s
     return None
 
 
+_ARITHMETIC_COMPARISONS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _cond_operands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
+    """`[[ … ]]`: test's (-t, -v), and the operands of -eq, -ne, -lt, -le, -gt and -ge, which
+    bash evaluates as arithmetic there (test parses them as plain numbers), quoted or not:
+    `[[ 1 -eq 'a[$(cmd)]' ]]` runs cmd."""
+    for i, word in enumerate(args):
+        if word in _ARITHMETIC_COMPARISONS:
+            for operand in (args[i - 1] if i else "", args[i + 1] if i + 1 < len(args) else ""):
+                if _arithmetic(operand):
+                    return f"{shown} compares {operand or 'nothing'} as arithmetic, which evaluates any variable it names"
+    return _test_operands(parsed, shown, root, args)
+
+
+def _arithmetic_expression(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
+    """`(( EXPR ))`: EXPR is evaluated; inert only as shellwords.arithmetic_risk says."""
+    if arithmetic_risk(args[0] if args else "") is None:
+        return None
+    return f"{shown} evaluates every variable it names as arithmetic, and their values in turn (one like 'a[$(cmd)]' runs cmd)"
+
+
 def _printf_arithmetic(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
     """zsh's printf and print -f evaluate the argument of every numeric conversion (%d, %x, %f...,
     and a * width or precision) as arithmetic: each such argument must be a literal number."""
@@ -361,6 +383,8 @@ CHECKS = {
     "number-operand": _number_operand,
     "name-operands": _name_operands,
     "test-operands": _test_operands,
+    "cond-operands": _cond_operands,
+    "arithmetic-expression": _arithmetic_expression,
     "printf-arithmetic": _printf_arithmetic,
     "sed-script": _sed_script,
     "awk-program": _awk_program,

@@ -22,6 +22,9 @@ quotes and all, so `<<'EOF'` never ends and the line is unreadable; bash
 ends it at the line `EOF` (the word after quote removal). The second wrapper
 compares with the unquoted word, which makes the usual agent commit form
 (`git commit -m "$(cat <<'EOF' ... EOF)"`) readable.
+
+The grammar's actions that bashlex leaves unimplemented (`time`, `case`, `select`,
+`coproc`) are gatekeep's (bashlex_grammar.py), installed in the parser bashlex builds.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ def load():
     bashlex = _import_with_yacc(_from_shipped_tables)
     _fix_unclosed_brace_hang()
     _fix_quoted_heredoc_delimiter()
+    from gatekeep.read import bashlex_grammar
+
+    bashlex_grammar.install(bashlex.parser.yaccparser)
     return bashlex
 
 

@@ -1,12 +1,16 @@
 """A conservative split of a line the parser could not read, for deny rules only.
 
 When bashlex fails, times out, or hides part of the line, gatekeep still
-applies deny rules to every command-like piece of the raw text. The split
-errs towards finding too many commands: it cuts at every shell operator,
-bracket and substitution opener even inside quotes, and a second pass also
-cuts at quote characters and backslashes, so `bash -c 'rm -rf /'` yields `rm -rf /`. A piece
-found here can only make the verdict stricter: these commands are never
-allowed, they exist so a deny rule can match them.
+applies deny rules to every command-like piece of the raw text. The line's
+code is cut at every shell operator, bracket and substitution opener: a piece
+found there is a command as surely as the parser would have found it, and a
+deny rule that matches it denies the line. Text that may be only text (inside
+quotes, a heredoc's body, a comment) is cut too, also at quote characters and
+backslashes, so `bash -c 'rm -rf /'` yields `rm -rf /`; but a piece found there
+is marked UNCERTAIN, and a deny rule that matches it makes the line ask, saying
+so, instead of denying it: a file written through a heredoc (`cat > a.ts <<'EOF'
+… EOF`) is data, and its lines are no commands. No piece found here is ever
+allowed: the line asks at least, as every line the parser could not read.
 """
 
 from __future__ import annotations
@@ -48,12 +52,14 @@ _KEYWORDS = {
 }
 
 PROBLEM = "could not be parsed; found by a conservative scan of the raw text"
+UNCERTAIN = "could not be parsed; found in quoted text, a heredoc's body or a comment, which may be only text"
 
 
 def candidate_commands(line: str) -> list:
     # what bash never runs as a command: the inside of arithmetic (`$(( rm -rf /x ))` is an error,
     # not a command), and whatever follows a quote that is never closed (the line is incomplete)
     text = _mask_arithmetic(_before_unclosed_quote(line.replace("\\\n", "")))
+    code, texts = _code_and_text(text)
     seen: set[tuple[str, ...]] = set()
     commands = []
     words_of: dict[str, tuple[Word, ...]] = {}  # a piece's words, read once (most pieces come twice or more)
@@ -64,21 +70,100 @@ def candidate_commands(line: str) -> list:
             found = words_of[piece] = tuple(Word(w, False, None) for w in _argv(piece))
         return found
 
-    for piece in _pieces(text):
-        argv = words(piece)
-        if argv and argv not in seen:
-            seen.add(argv)
-            commands.append(SimpleCommand(argv, (), (), -1, 0, -1, (PROBLEM,)))
+    sources = [(code, _pieces(code), PROBLEM)]
+    sources += [(t, _pieces(t), UNCERTAIN) for t in texts]
+    for _, pieces, problem in sources:
+        for piece in pieces:
+            argv = words(piece)
+            if argv and argv not in seen:
+                seen.add(argv)
+                commands.append(SimpleCommand(argv, (), (), -1, 0, -1, (problem,)))
     # Pipelines again, with their positions, so that pipeline rules (`curl * | sh`) match too.
     # Their ids start high, away from those of the commands the parse tree did find.
-    for pipeline, chunk in enumerate(_NOT_PIPES.split(text), start=_FIRST_PIPELINE):
-        segments = [words(s) for s in _PIPE.split(chunk)] if "|" in chunk else ()
-        if len(segments) > 1 and all(segments):
-            commands += [
-                SimpleCommand(argv, (), (), pipeline, position, -1, (PROBLEM,))
-                for position, argv in enumerate(segments)
-            ]
+    pipeline = _FIRST_PIPELINE
+    for chunks, problem in [(_NOT_PIPES.split(code), PROBLEM), *((_NOT_PIPES.split(t), UNCERTAIN) for t in texts)]:
+        for chunk in chunks:
+            pipeline += 1
+            segments = [words(s) for s in _PIPE.split(chunk)] if "|" in chunk else ()
+            if len(segments) > 1 and all(segments):
+                commands += [
+                    SimpleCommand(argv, (), (), pipeline, position, -1, (problem,))
+                    for position, argv in enumerate(segments)
+                ]
     return commands
+
+
+def _code_and_text(text: str) -> tuple[str, list[str]]:
+    """`text` with what may be only text blanked (same length): heredoc bodies, comments, and
+    quoted parts but for the substitutions in double quotes, which run; and those parts."""
+    from gatekeep.read.crosscheck import scan
+
+    facts = scan(text)
+    blank = bytearray(len(text))
+    for start, end in facts.comments:
+        blank[start:end] = b"\x01" * (end - start)
+    for heredoc in facts.heredocs:  # data, but for the substitutions of an unquoted one, which run
+        start, end = heredoc.body_start, heredoc.end
+        blank[start:end] = b"\x01" * (end - start)
+        i = start
+        while not heredoc.quoted and i < end:
+            if text[i] == "\\":
+                i += 2
+            elif text.startswith(("$(", "`"), i):
+                close = min(_expansion_end(text, i), end)
+                blank[i:close] = bytes(close - i)
+                i = close
+            else:
+                i += 1
+    i, n = 0, len(text)
+    while i < n:
+        if blank[i]:
+            i += 1
+            continue
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif text.startswith("${", i):  # quotes inside do not keep bash from running a `$( )` there
+            i = _expansion_end(text, i)
+        elif c == "'":
+            ansi = text[i - 1 : i] == "$"
+            j = i + 1
+            while j < n and text[j] != "'":
+                j += 2 if ansi and text[j] == "\\" else 1
+            blank[i : j + 1] = b"\x01" * (min(j + 1, n) - i)
+            i = j + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                if text[j] == "\\":
+                    j += 2
+                elif text.startswith(("$(", "`"), j):
+                    blank[i:j] = b"\x01" * (j - i)
+                    j = i = _expansion_end(text, j)
+                    continue
+                else:
+                    j += 1
+            blank[i : j + 1] = b"\x01" * (min(j + 1, n) - i)
+            i = j + 1
+        else:
+            i += 1
+    code = "".join(" " if blank[k] else ch for k, ch in enumerate(text))
+    texts, k = [], 0
+    while k < n:
+        if blank[k]:
+            start = k
+            while k < n and blank[k]:
+                k += 1
+            texts.append(text[start:k])
+        else:
+            k += 1
+    return code, texts
+
+
+def _expansion_end(text: str, i: int) -> int:
+    from gatekeep.read.shellwords import expansion_end
+
+    return max(expansion_end(text, i), i + 1)
 
 
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")

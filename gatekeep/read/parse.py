@@ -17,10 +17,18 @@ import sys
 
 from gatekeep.core.lazyre import lazy
 from gatekeep.read.line import FunctionDef, ParseResult, Redirect, SimpleCommand
-from gatekeep.read.shellwords import Word, assignment_risk, expansion_end, text_risk, unquote
+from gatekeep.read.shellwords import (
+    Word,
+    arithmetic_risk,
+    assignment_risk,
+    counters,
+    expansion_end,
+    text_risk,
+    unquote,
+)
 
 PARSE_SECONDS = 0.5
-MAX_LINE_CHARS = 10_000
+MAX_LINE_CHARS = 128 << 10  # what a hook can pass as one argument (MAX_ARG_STRLEN, Linux)
 
 _ARRAY_ASSIGNMENT = lazy(r"(?s)[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=")
 _NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
@@ -130,7 +138,7 @@ def parse_with_bashlex(line: str) -> ParseResult:
     except BaseException as e:  # bashlex raises many types on valid bash; all mean "could not parse"
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
-        return _incomplete(line, (), f"the parser failed ({type(e).__name__})")
+        return _incomplete(line, (), unreadable(e, line))
     problems = walker.crosscheck(raw)
     if problems:
         return _incomplete(line, walker.commands, *problems, functions=walker.functions)
@@ -143,6 +151,25 @@ def parse_with_bashlex(line: str) -> ParseResult:
         names=tuple(walker.names),
         loop_variables=tuple(v for v in walker.loop_variables if _named_once(line, v)),
     )
+
+
+def unreadable(error: BaseException, line: str) -> str:
+    """What could not be read, and where, in words (never an exception's name)."""
+    message = str(getattr(error, "message", "") or "")
+    where = ""
+    if isinstance(getattr(error, "position", None), int) and isinstance(getattr(error, "s", None), str):
+        offset = line.rfind(error.s) if error.s else -1  # a substitution's own parse counts from its start
+        where = f" at column {max(offset, 0) + error.position + 1}"
+    if isinstance(error, NotImplementedError):
+        form = str(error).partition("type = {")[2].partition("}")[0] or "a form of bash"
+        return f"{form} is bash gatekeep cannot read yet"
+    if message.startswith("unexpected EOF"):
+        return f"the line ends inside something it opened (a quote, a bracket, a heredoc){where}"
+    if message:
+        return f"bash syntax the parser cannot read{where}: {message}"
+    if isinstance(error, RuntimeError) and str(error):  # gatekeep's own: why the parser could not run
+        return f"the parser could not run: {error}"
+    return f"a form of bash the parser stops on{where}"
 
 
 def _incomplete(line: str, found, *problems: str, functions=()) -> ParseResult:
@@ -185,6 +212,23 @@ def _bashlex_parse(line: str) -> list:
         _signal.setitimer(_signal.ITIMER_REAL, 0)
         _signal.signal(_signal.SIGALRM, previous)
         sys.unraisablehook = unraisablehook
+
+
+def _only_read_elsewhere(line: str, name: str, header: tuple[int, int]) -> bool:
+    """Whether, outside the `for (( ))` header at `header`, `name` stands in the line only as
+    `$name` or `${name}`: read, never given another value (`name=x`, `read name`, `(( name=… ))`)."""
+    for m in _WORD_OF(name).finditer(line):
+        if header[0] <= m.start() < header[1]:
+            continue
+        if not (line[: m.start()].endswith("$") or line[: m.start()].endswith("${")):
+            return False
+    return True
+
+
+def _WORD_OF(name: str):  # noqa: N802 - a pattern, built per name
+    import re
+
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
 
 
 def _named_once(line: str, name: str) -> bool:
@@ -242,6 +286,11 @@ class _Walker:
             self.cover(start, start + (1 if self.line[start] == "`" else 2))
             self.cover(end - 1, end)
             self.walk(node.command)
+        elif kind == "arithmetic":  # `$(( ))` in a word: its text is the word's (expansion_risk); the
+            self.cover(*node.pos)  # substitutions inside are covered by their own commands
+            for part in node.parts:
+                self.walk(part)
+            self.substitutions.add(node.pos[0])  # the raw scan reads `$((` as the start of a `$(`
         elif kind in ("word", "assignment"):  # outside a simple command: a `for` list, a function's name
             word = self.word(node)
             self.names.append(word)
@@ -253,6 +302,27 @@ class _Walker:
             self.redirect(node)
         elif kind == "function":
             self.function(node)
+        elif kind == "arithcommand":
+            self.arithmetic_command(node)
+        elif kind == "arithexpressions":  # `for (( … ))`'s: evaluated, never run
+            self.cover(*node.pos)
+            for part in node.parts:
+                self.walk(part)
+            header = self.line[node.pos[0] + 2 : node.pos[1] - 2]
+            known = frozenset(n for n in counters(header) if _only_read_elsewhere(self.line, n, node.pos))
+            risk = arithmetic_risk(header, known=known)
+            if risk:
+                self.risks.append(risk)
+        elif kind == "condcommand":
+            self.cond_command(node)
+        elif kind == "pattern":  # a `case` arm's patterns: matched against a string, never files
+            for part in node.parts:
+                if part.kind == "word":
+                    word = self.word(part)
+                    if word.unsafe:
+                        self.risks.append(word.unsafe)
+                else:
+                    self.walk(part)
         else:
             first = len(self.commands)
             if kind == "for":
@@ -291,7 +361,7 @@ class _Walker:
         start, end = node.pos
         self.cover(start, end)
         for part in getattr(node, "parts", ()):
-            if part.kind in ("commandsubstitution", "processsubstitution"):
+            if part.kind in ("commandsubstitution", "processsubstitution", "arithmetic"):
                 self.walk(part)
         return unquote(self.line[start:end])
 
@@ -317,6 +387,33 @@ class _Walker:
         self.cover(start, target.pos[0])
         word = self.word(target)
         return Redirect(node.type, word.value, word.dynamic, unsafe=word.unsafe)
+
+    def arithmetic_command(self, node) -> None:
+        """`(( EXPR ))`: a command named `((`, whose expression is one word (tools/builtins.toml
+        judges it: arithmetic that names a variable runs what its value holds)."""
+        start, end = node.pos
+        self.cover(start, end)
+        for part in node.parts:
+            self.walk(part)
+        expression = self.line[start + 2 : end - 2]
+        words = (Word("(("), Word(" ".join(expression.split()), "$" in expression or "`" in expression), Word("))"))
+        self.pipelines += 1
+        self.commands.append(SimpleCommand(words, (), (), self.pipelines, 0, start, ()))
+
+    def cond_command(self, node) -> None:
+        """`[[ … ]]`: a command named `[[` whose words are the conditional's (tools/builtins.toml
+        judges its operands: those of -eq and its kind are arithmetic there)."""
+        from gatekeep.read.bashlex_grammar import cond_words
+
+        start, end = node.pos
+        self.cover(start, end)
+        for part in node.parts:
+            self.walk(part)
+        spans, _ = cond_words(self.line, start)
+        words = (Word("[["), *(unquote(self.line[a:b]) for a, b in spans), Word("]]"))
+        problems = tuple(w.unsafe for w in words if w.unsafe)
+        self.pipelines += 1
+        self.commands.append(SimpleCommand(words, (), (), self.pipelines, 0, start, problems))
 
     def command(self, node, pipeline: int = 0, position: int = 0) -> None:
         words: list[Word] = []

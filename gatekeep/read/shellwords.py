@@ -238,9 +238,7 @@ def expansion_risk(text: str) -> str | None:
         return None
     if text.startswith(("$((", "$[")):
         body = text[3:-2] if text.startswith("$((") else text[2:-1]
-        if _INERT_ARITHMETIC.fullmatch(body):
-            return None
-        return f"`{text}` is arithmetic, which evaluates any variable it names as more arithmetic"
+        return arithmetic_risk(body, shown=text)
     if not text.startswith("${"):
         return _name_risk(text[1:])
     body = text[2:-1] if text.endswith("}") else text[2:]
@@ -285,6 +283,47 @@ def expansion_risk(text: str) -> str | None:
             inner = unquote(rest[len(operator) :])
             return inner.unsafe
     return f"`{text}` is not an expansion gatekeep knows to be inert"
+
+
+# Names whose value bash and zsh keep a number whatever is assigned to them, and the special
+# parameters that are numbers: arithmetic that names them evaluates nothing more.
+NUMERIC_NAMES = frozenset({"RANDOM", "SECONDS", "LINENO", "PPID", "UID", "EUID"})
+_ARITHMETIC_NAME = lazy(r"\$?\{?([A-Za-z_][A-Za-z_0-9]*|[#?$!])\}?")
+_ARITHMETIC_ASSIGNMENT = lazy(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*=(?!=)(.*)")
+
+
+def arithmetic_risk(body: str, shown: str | None = None, known: frozenset[str] = frozenset()) -> str | None:
+    """Why evaluating the arithmetic `body` (of `$(( ))`, `(( ))` or `for (( ))`) is not inert, or
+    None. Inert: numbers and operators, the numeric parameters (NUMERIC_NAMES, `$#`, `$?`...),
+    inert arithmetic inside it, and the `known` names (a `for (( ))`'s counter, which holds only
+    numbers: parse.py says when). Any other name is evaluated, and its value too: a value like
+    'a[$(cmd)]' runs cmd. Command substitutions are judged as commands, but their output is
+    evaluated here, so they are not inert either."""
+    shown = shown or f"(( {body.strip()} ))"
+    inner = _INNER_ARITHMETIC.sub(lambda m: " 0 " if arithmetic_risk(m.group(1)) is None else m.group(0), body)
+    names = [m.group(1) or m.group(2) or m.group(3) for m in _ARITHMETIC_TOKEN.finditer(inner)]
+    rest = _ARITHMETIC_TOKEN.sub(" ", inner).replace(";", " ")
+    if not _INERT_ARITHMETIC.fullmatch(rest):
+        return f"`{shown}` is arithmetic, which evaluates any variable it names as more arithmetic"
+    for name in names:
+        if name not in NUMERIC_NAMES and name not in ("#", "?", "$", "!") and name not in known:
+            return f"`{shown}` is arithmetic, which evaluates any variable it names ({name}) as more arithmetic"
+    return None
+
+
+def counters(header: str) -> list[str]:
+    """The names the first clause of a `for (( ))` header sets to a literal number (`i=0, j=1`)."""
+    found = []
+    for clause in header.split(";", 1)[0].split(","):
+        m = _ARITHMETIC_ASSIGNMENT.fullmatch(clause)
+        if m and m.group(2).strip().isdigit():
+            found.append(m.group(1))
+    return found
+
+
+_INNER_ARITHMETIC = lazy(r"\$\(\(((?:[^()]|\([^()]*\))*)\)\)")
+# a name, `$name`, `${name}` or a special parameter in arithmetic (anything else is left for _INERT_ARITHMETIC)
+_ARITHMETIC_TOKEN = lazy(r"\$\{([A-Za-z_][A-Za-z_0-9]*|[#?$!])\}|\$([#?$!])|\$?([A-Za-z_][A-Za-z_0-9]*)")
 
 
 def text_risk(text: str) -> str | None:

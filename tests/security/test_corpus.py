@@ -1089,9 +1089,11 @@ _add(c, S, "; ".join(["git status"] * 51), "ask")
 _add(c, S, " && ".join(["echo x"] * 60), "ask")
 _add(c, S, " | ".join(["cat README.md"] * 60), "ask")
 _add(c, S, "echo " + "$(" * 300 + "x" + ")" * 300, "ask")
-# very long lines
-_add(c, S, "echo " + "A" * 10_001, "ask")
+# very long lines: read whole (issue 35), so a deny holds anywhere in them, and an ordinary one is allowed
+_ok(S, "echo " + "A" * 10_001)
 _add(c, S, "echo " + "A" * 10_001 + "; rm -rf build", "deny")
+_add(c, S, "echo " + "A" * 120_000 + "; rm -rf build", "deny")
+_add(c, S, "cat > notes.md <<'EOF'\n" + "rm -rf build\n" * 2_000 + "EOF\nrm -rf build", "deny")
 _add(c, S, "git status " + " " * 10_000 + "&& rm -rf build", "deny")
 _add(c, S, "git status; " + "echo " + "B" * 9_990 + "\nrm -rf build", "deny")
 

@@ -1,0 +1,495 @@
+"""The parts of bash's grammar bashlex parses but refuses to build: `time`, `case`, `select`,
+`coproc`, and arithmetic expansion (`$(( ))`, `$[ ]`).
+
+bashlex 0.18 has these rules in its grammar, and its tokenizer produces their tokens (TIME,
+TIMEOPT, CASE, ESAC, SEMI_SEMI, SELECT, COPROC...), but their actions raise
+NotImplementedError, so a line with `time make` or a `case` was "could not be read" and
+never allowed. These are the actions, building nodes the walker in parse.py already reads:
+
+  * `time [-p] [--] PIPELINE` and `! PIPELINE`: the pipeline, with `time`, `-p`, `--` and
+    `!` as reserved words before its commands (bashlex's own action read `time` as `!`);
+  * `case WORD in PATTERN) LIST ;; ... esac`: a `case` node whose parts are the subject word,
+    reserved words, a `pattern` node per arm (its words, and `|`), and each arm's list;
+  * `select NAME in WORDS; do LIST; done`: a `select` node shaped as bashlex's `for`;
+  * `coproc [NAME] COMMAND`: a `coproc` node with `coproc`, the name and the command;
+  * `$(( EXPR ))` and `$[ EXPR ]` in a word: an `arithmetic` node whose parts are the command
+    substitutions bash runs inside it. The expression is read as bash reads it, as if in
+    double quotes: a `$( )` or backquote inside single quotes there runs too. Whether the
+    expression itself is inert is shellwords.expansion_risk's to say, from the text.
+
+bashlex_loader installs them in place of bashlex's by the name of each action function; the
+grammar itself (and so the shipped tables) is unchanged.
+"""
+
+from __future__ import annotations
+
+
+def _nodes():
+    from bashlex import ast, parser, tokenizer
+
+    return ast, parser, tokenizer
+
+
+def _reserved(p, index: int, word: str | None = None):
+    ast, _, _ = _nodes()
+    return ast.node(kind="reservedword", word=p[index] if word is None else word, pos=p.lexspan(index))
+
+
+def _compound(kind: str, parts: list):
+    ast, parser, _ = _nodes()
+    span = parser._partsspan(parts)
+    return ast.node(kind="compound", redirects=[], list=[ast.node(kind=kind, parts=parts, pos=span)], pos=span)
+
+
+def p_timespec(p):
+    """timespec : TIME
+    | TIME TIMEOPT
+    | TIME TIMEOPT TIMEIGN"""
+    p[0] = [_reserved(p, i) for i in range(1, len(p))]
+
+
+def p_pipeline_command(p):
+    """pipeline_command : pipeline
+    | BANG pipeline_command
+    | timespec pipeline_command
+    | timespec list_terminator
+    | BANG list_terminator"""
+    ast, _, _ = _nodes()
+    if len(p) == 2:
+        if len(p[1]) == 1:
+            p[0] = p[1][0]
+        else:
+            p[0] = ast.node(kind="pipeline", parts=p[1], pos=(p[1][0].pos[0], p[1][-1].pos[1]))
+        return
+    prefix = p[1] if isinstance(p[1], list) else [_reserved(p, 1, "!")]
+    rest = p[2]
+    if rest is None or rest.kind == "operator":  # `time` or `!` alone: nothing runs but the shell's own
+        parts = prefix + ([ast.node(kind="reservedword", word=rest.op, pos=rest.pos)] if rest is not None else [])
+        p[0] = ast.node(kind="pipeline", parts=parts, pos=(parts[0].pos[0], parts[-1].pos[1]))
+    elif rest.kind == "pipeline":
+        rest.parts[0:0] = prefix
+        rest.pos = (rest.parts[0].pos[0], rest.parts[-1].pos[1])
+        p[0] = rest
+    else:
+        p[0] = ast.node(kind="pipeline", parts=[*prefix, rest], pos=(prefix[0].pos[0], rest.pos[1]))
+
+
+def p_case_command(p):
+    """case_command : CASE WORD newline_list IN newline_list ESAC
+    | CASE WORD newline_list IN case_clause_sequence newline_list ESAC
+    | CASE WORD newline_list IN case_clause ESAC"""
+    _, parser, _ = _nodes()
+    p[0] = _compound("case", parser._makeparts(p))
+
+
+def p_case_clause(p):
+    """case_clause : pattern_list
+    | case_clause_sequence pattern_list"""
+    p[0] = p[1] if len(p) == 2 else p[1] + p[2]
+
+
+def p_pattern_list(p):
+    """pattern_list : newline_list pattern RIGHT_PAREN compound_list
+    | newline_list pattern RIGHT_PAREN newline_list
+    | newline_list LEFT_PAREN pattern RIGHT_PAREN compound_list
+    | newline_list LEFT_PAREN pattern RIGHT_PAREN newline_list"""
+    ast, parser, _ = _nodes()
+    parts = []
+    for i in range(2, len(p)):
+        if isinstance(p[i], list):  # the pattern's words
+            parts.append(ast.node(kind="pattern", parts=p[i], pos=parser._partsspan(p[i])))
+        elif isinstance(p[i], ast.node):  # the arm's commands
+            parts.append(p[i])
+        elif p[i] in ("(", ")"):
+            parts.append(_reserved(p, i))
+    p[0] = parts
+
+
+def p_case_clause_sequence(p):
+    """case_clause_sequence : pattern_list SEMI_SEMI
+    | case_clause_sequence pattern_list SEMI_SEMI
+    | pattern_list SEMI_AND
+    | case_clause_sequence pattern_list SEMI_AND
+    | pattern_list SEMI_SEMI_AND
+    | case_clause_sequence pattern_list SEMI_SEMI_AND"""
+    found = p[1] if len(p) == 3 else p[1] + p[2]
+    p[0] = [*found, _reserved(p, len(p) - 1)]
+
+
+def p_pattern(p):
+    """pattern : WORD
+    | pattern BAR WORD"""
+    _, parser, _ = _nodes()
+    word = parser._expandword(p.context, p.slice[len(p) - 1])
+    p[0] = [word] if len(p) == 2 else [*p[1], _reserved(p, 2), word]
+
+
+def p_select_command(p):
+    """select_command : SELECT WORD newline_list DO list DONE
+    | SELECT WORD newline_list LEFT_CURLY list RIGHT_CURLY
+    | SELECT WORD SEMICOLON newline_list DO list DONE
+    | SELECT WORD SEMICOLON newline_list LEFT_CURLY list RIGHT_CURLY
+    | SELECT WORD newline_list IN word_list list_terminator newline_list DO list DONE
+    | SELECT WORD newline_list IN word_list list_terminator newline_list LEFT_CURLY list RIGHT_CURLY"""
+    ast, parser, _ = _nodes()
+    parts = parser._makeparts(p)
+    for i, part in enumerate(parts):  # a `;` before `do` belongs to the loop, as in bashlex's `for`
+        if part.kind == "operator" and part.op == ";":
+            parts[i] = ast.node(kind="reservedword", word=";", pos=part.pos)
+            break
+    p[0] = _compound("select", parts)
+
+
+def p_coproc(p):
+    """coproc : COPROC shell_command
+    | COPROC shell_command redirection_list
+    | COPROC WORD shell_command
+    | COPROC WORD shell_command redirection_list
+    | COPROC simple_command"""
+    ast, parser, _ = _nodes()
+    last = len(p) - 1
+    redirects = p[last] if p.slice[last].type == "redirection_list" else []
+    parts = parser._makeparts(p)
+    if p.slice[last].type == "simple_command":  # its elements: made a command, as bashlex's `command` does
+        elements = p[last]
+        parts = parts[: len(parts) - len(elements)]
+        parts.append(ast.node(kind="command", parts=elements, pos=parser._partsspan(elements)))
+    elif redirects:
+        parts = parts[: len(parts) - len(redirects)]
+    p[0] = _compound("coproc", parts)
+    if redirects:  # for every command of the coprocess, as `{ …; } > file`'s
+        p[0].redirects = redirects
+        p[0].pos = (p[0].pos[0], redirects[-1].pos[1])
+
+
+ACTIONS = {
+    f.__name__: f
+    for f in (
+        p_timespec,
+        p_pipeline_command,
+        p_case_command,
+        p_case_clause,
+        p_pattern_list,
+        p_case_clause_sequence,
+        p_pattern,
+        p_select_command,
+        p_coproc,
+    )
+}
+
+
+def arithmetic(parserobj, string: str, start: int):
+    """The `arithmetic` node of the expansion at `string[start]` (`$((` or `$[`), and the index
+    after it; a ParsingError for one that does not close."""
+    from bashlex import ast, errors
+
+    from gatekeep.read.shellwords import expansion_end
+
+    end = expansion_end(string, start)
+    closer = "))" if string.startswith("$((", start) else "]"
+    if end > len(string) or not string.startswith(closer, end - len(closer)):
+        raise errors.ParsingError("bad arithmetic expansion: it does not close", string, start)
+    inner = start + (3 if closer == "))" else 2)
+    parts = _substitutions_in(parserobj, string, inner, end - len(closer))
+    return ast.node(kind="arithmetic", parts=parts, pos=(start, end)), end
+
+
+def _substitutions_in(parserobj, string: str, i: int, end: int) -> list:
+    """The command substitutions (and nested arithmetic) bash runs in `string[i:end]`, an
+    arithmetic expression: quotes there do not stop them."""
+    from bashlex import ast, errors, subst
+
+    parts = []
+    while i < end:
+        c = string[i]
+        if c == "\\":
+            i += 2
+        elif string.startswith("$((", i) or string.startswith("$[", i):
+            node, i = arithmetic(parserobj, string, i)
+            parts.append(node)
+        elif string.startswith("$(", i):
+            node, i = subst._extractcommandsubst(parserobj, string, i + 2)
+            parts.append(node)
+        elif c == "`":
+            close = subst._stringextract(string, i + 1, "`")
+            if close < 0 or close >= end:
+                raise errors.ParsingError('bad substitution: no closing "`"', string, i)
+            command, _ = subst._recursiveparse(parserobj, string[i + 1 : close], 0)
+            subst._adjustpositions(command, i + 1, len(string))
+            parts.append(ast.node(kind="commandsubstitution", command=command, pos=(i, close + 1)))
+            i = close + 1
+        else:
+            i += 1
+    return parts
+
+
+def _install_arithmetic() -> None:
+    from bashlex import subst
+
+    command_substitution, parameter = subst._extractcommandsubst, subst._paramexpand
+
+    def extractcommandsubst(parserobj, string, sindex, sxcommand=False):
+        if string[sindex : sindex + 1] == "(":  # `$((`: sindex is after `$(`
+            return arithmetic(parserobj, string, sindex - 2)
+        return command_substitution(parserobj, string, sindex, sxcommand)
+
+    def paramexpand(parserobj, string, sindex):
+        if string.startswith("$[", sindex):
+            return arithmetic(parserobj, string, sindex)
+        return parameter(parserobj, string, sindex)
+
+    subst._extractcommandsubst, subst._paramexpand = extractcommandsubst, paramexpand
+
+
+KINDS = (
+    "case", "select", "coproc", "pattern", "arithmetic", "arithcommand", "condcommand", "arithfor", "arithexpressions",
+)  # fmt: skip  # the nodes these actions make that bashlex has none of
+
+
+def install(yaccparser) -> None:
+    """Put these actions in place of bashlex's in its built parser (productions name their
+    action), and teach bashlex's tree visitor (its parse walks each tree with one) the new nodes."""
+    from bashlex import ast
+
+    actions = {
+        **ACTIONS,
+        "p_arith_command": p_arith_command,
+        "p_arith_for_command": p_arith_for_command,
+        "p_cond_command": p_cond_command,
+    }
+    for production in yaccparser.productions:
+        action = getattr(production, "callable", None)
+        name = getattr(action, "__name__", None)
+        if name in actions:
+            production.callable = actions[name]
+    visit = ast.nodevisitor.visit
+
+    def visit_new_kinds(self, n):
+        if n.kind not in KINDS:
+            return visit(self, n)
+        self.visitnode(n)
+        handler = getattr(self, "visit" + n.kind, None)
+        descend = handler(n, n.parts) if handler is not None else None
+        if descend is None or descend:
+            for child in n.parts:
+                self.visit(child)
+        self.visitnodeend(n)
+        return None
+
+    ast.nodevisitor.visit = visit_new_kinds
+    _install_arithmetic()
+    _install_tokens()
+
+
+# --- `(( … ))` and `[[ … ]]`: tokens bashlex's tokenizer never makes ---------------------------
+#
+# bash's read_token makes one ARITH_CMD token of `(( EXPR ))` (ARITH_FOR_EXPRS after `for`), and
+# one COND_CMD token of what stands between `[[` and `]]`, wherever a reserved word may stand;
+# bashlex reads `((` as two subshells and `[[ a < b ]]` as a command with a redirection. The
+# tokenizer below makes these tokens first, and the grammar's actions build nodes of them:
+# `arithcommand` (and `arithfor`) and `condcommand`, each with the substitutions bash runs inside.
+
+
+def arithmetic_close(text: str, start: int) -> int:
+    """Where the `))` that closes the `((` at `text[start]` begins, or -1 when that `((` does
+    not close as one (bash then reads two subshells)."""
+    depth, i, n = 0, start, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 1:
+                return i if text.startswith("))", i) else -1
+            if depth < 1:
+                return -1
+        i += 1
+    return -1
+
+
+_COND_ENDS_WORD = " \t\n;&|()<>"
+
+
+def cond_close(text: str, start: int) -> int:
+    """Where the `]]` that closes the `[[` at `text[start]` begins, or -1."""
+    return cond_words(text, start)[1]
+
+
+def cond_words(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
+    """The spans of the words and operators of the conditional whose `[[` is at `text[start]`,
+    and where its `]]` begins (-1: it does not close as one). The words are read as bash reads
+    them: quotes, substitutions, and the regular expression after `=~`, in which `(`, `)` and
+    `|` are part of the word."""
+    from gatekeep.read.shellwords import expansion_end
+
+    spans: list[tuple[int, int]] = []
+    i, n = start + 2, len(text)
+    regex_next = False
+    while i < n:
+        c = text[i]
+        if c in " \t\n":
+            i += 1
+            continue
+        if text.startswith("]]", i) and (i + 2 == n or text[i + 2] in _COND_ENDS_WORD):
+            return spans, i
+        if text.startswith(("&&", "||"), i):
+            spans.append((i, i + 2))
+            i += 2
+            continue
+        if c in "()<>" and not regex_next:
+            spans.append((i, i + 1))
+            i += 1
+            continue
+        if c in ";&|":
+            return spans, -1  # not a conditional bash can read
+        word_start, depth = i, 0
+        while i < n:
+            c = text[i]
+            if c == "\\":
+                i += 2
+            elif c == "'":
+                close = text.find("'", i + 1)
+                if close < 0:
+                    return spans, -1
+                i = close + 1
+            elif c == '"':
+                i += 1
+                while i < n and text[i] != '"':
+                    if text[i] == "\\":
+                        i += 2
+                    elif text.startswith(("$(", "${", "$[", "`"), i):
+                        i = expansion_end(text, i)
+                    else:
+                        i += 1
+                i += 1
+            elif text.startswith(("$(", "${", "$[", "`"), i):
+                i = expansion_end(text, i)
+            elif regex_next and c == "(":
+                depth += 1
+                i += 1
+            elif regex_next and c == ")" and depth:
+                depth -= 1
+                i += 1
+            elif (regex_next and c == "|") or c not in _COND_ENDS_WORD:
+                i += 1
+            else:
+                break
+        spans.append((word_start, min(i, n)))
+        regex_next = text[word_start:i] == "=~"
+    return spans, -1
+
+
+def _install_tokens() -> None:
+    from bashlex import tokenizer
+
+    read = tokenizer.tokenizer._readtoken
+    types = tokenizer.tokentype
+
+    def readtoken(self):
+        pending = getattr(self, "_gatekeep_pending", None)
+        if pending:
+            return pending.pop(0)
+        if self._token_to_read is None:
+            text, i = self._shell_input_line, self._shell_input_line_index
+            while i < len(text) and text[i] in " \t":
+                i += 1
+            last = self._last_read_token
+            if text.startswith("((", i) and (last.ttype == types.FOR or self._reserved_word_acceptable(last)):
+                close = arithmetic_close(text, i)
+                if close >= 0:
+                    kind = types.ARITH_FOR_EXPRS if last.ttype == types.FOR else types.ARITH_CMD
+                    return self._gatekeep_token(kind, i, close + 2, text[i + 2 : close])
+            if (
+                text.startswith("[[", i)
+                and text[i + 2 : i + 3] in (" ", "\t", "\n")
+                and self._reserved_word_acceptable(last)
+                and not self._parserstate & tokenizer.parserflags.CASEPAT
+            ):
+                close = cond_close(text, i)
+                if close >= 0:
+                    start = self._gatekeep_token(types.COND_START, i, i + 2, "[[")
+                    inner = self._gatekeep_token(types.COND_CMD, i + 2, close, text[i + 2 : close])
+                    end = self._gatekeep_token(types.COND_END, close, close + 2, "]]")
+                    self._gatekeep_pending = [inner, end]
+                    return start
+        return read(self)
+
+    def gatekeep_token(self, kind, start: int, end: int, value: str):
+        self._shell_input_line_index = end
+        self._positions += [start, end]
+        return self._createtoken(kind, value)
+
+    tokenizer.tokenizer._readtoken = readtoken
+    tokenizer.tokenizer._gatekeep_token = gatekeep_token
+
+
+def p_arith_command(p):
+    """arith_command : ARITH_CMD"""
+    start, end = p.lexspan(1)
+    text = p.lexer._shell_input_line
+    parts = _substitutions_in(p.context, text, start + 2, end - 2)
+    ast, _, _ = _nodes()
+    node = ast.node(kind="arithcommand", parts=parts, pos=(start, end))
+    p[0] = ast.node(kind="compound", redirects=[], list=[node], pos=(start, end))
+
+
+def p_arith_for_command(p):
+    """arith_for_command : FOR ARITH_FOR_EXPRS list_terminator newline_list DO compound_list DONE
+    | FOR ARITH_FOR_EXPRS list_terminator newline_list LEFT_CURLY compound_list RIGHT_CURLY
+    | FOR ARITH_FOR_EXPRS DO compound_list DONE
+    | FOR ARITH_FOR_EXPRS LEFT_CURLY compound_list RIGHT_CURLY"""
+    ast, parser, _ = _nodes()
+    start, end = p.lexspan(2)
+    parts = [_reserved(p, 1)]
+    parts.append(
+        ast.node(
+            kind="arithexpressions",
+            parts=_substitutions_in(p.context, p.lexer._shell_input_line, start + 2, end - 2),
+            pos=(start, end),
+        )
+    )
+    for i in range(3, len(p)):
+        if isinstance(p[i], ast.node):
+            is_operator = p[i].kind == "operator"  # the `;` before `do`: the loop's, as in bashlex's `for`
+            parts.append(ast.node(kind="reservedword", word=p[i].op, pos=p[i].pos) if is_operator else p[i])
+        elif isinstance(p[i], str):
+            parts.append(_reserved(p, i))
+    p[0] = _compound("arithfor", parts)
+
+
+def p_cond_command(p):
+    """cond_command : COND_START COND_CMD COND_END"""
+    ast, _, _ = _nodes()
+    start, end = p.lexspan(1)[0], p.lexspan(3)[1]
+    inner = p.lexspan(2)
+    parts = _cond_substitutions(p.context, p.lexer._shell_input_line, inner[0], inner[1])
+    node = ast.node(kind="condcommand", parts=parts, pos=(start, end))
+    p[0] = ast.node(kind="compound", redirects=[], list=[node], pos=(start, end))
+
+
+def _cond_substitutions(parserobj, string: str, i: int, end: int) -> list:
+    """The command substitutions bash runs in a conditional's text: not inside single quotes."""
+    found = []
+    while i < end:
+        c = string[i]
+        if c == "\\":
+            i += 2
+        elif c == "'":
+            close = string.find("'", i + 1)
+            i = end if close < 0 else close + 1
+        elif string.startswith(("$(", "$[", "`"), i):
+            found += _substitutions_in(parserobj, string, i, _after_expansion(string, i))
+            i = _after_expansion(string, i)
+        else:
+            i += 1
+    return found
+
+
+def _after_expansion(string: str, i: int) -> int:
+    from gatekeep.read.shellwords import expansion_end
+
+    return expansion_end(string, i)
