@@ -86,6 +86,20 @@ def _compound(inner):
         st.builds(lambda a: f"f() {{ {a}; }}; f", inner),
         st.builds(lambda a: f"eval '{a}'" if "'" not in a else a, inner),
         st.builds(lambda a: f"x=$({a}) true", inner),
+        # the grammar bashlex leaves unbuilt (issue 35)
+        st.builds(lambda a, p: f"time {p}{a}", inner, st.sampled_from(["", "-p ", "-p -- "])),
+        st.builds(lambda a: f"! {a}", inner),
+        st.builds(lambda a, b: f"case x in x) {a};; *) {b};; esac", inner, inner),
+        st.builds(lambda a, b: f"case $({a}) in y|$({b})) :;; esac", inner, inner),
+        st.builds(lambda n, a: f"{n} $(( 1 + $({a}) ))", name, inner),
+        st.builds(lambda n, a: f'{n} "$(( 2 * `{a}` ))"', name, inner),
+        st.builds(lambda a: f"(( $({a}) 1 ))", inner),
+        st.builds(lambda a, b: f"[[ -n $({a}) ]] && {b}", inner, inner),
+        st.builds(lambda a: f"[[ x == y || -z \"$({a})\" ]]", inner),
+        st.builds(lambda a: f"[[ '$({a})' == x ]]", inner),
+        st.builds(lambda a: f"for ((i=0;i<2;i++)); do {a}; done", inner),
+        st.builds(lambda a: f"while (( 0 )); do :; done; {a}", inner),
+        st.builds(lambda n, a: f"{n} <<EOF\n$(( 1 + 2 )) $({a})\nEOF", name, inner),
     )
 
 

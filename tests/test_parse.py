@@ -108,9 +108,7 @@ INCOMPLETE = [
     ('echo "a"<(cmd)', ("cmd",)),
     ("echo ${x:-$(cmd)}", ("cmd",)),
     ("echo ${x:-`cmd`}", ("cmd",)),
-    ("cat <<EOF\n$(cmd)\nEOF", ("cmd",)),
-    ("cat <<EOF\n'`cmd`'\nEOF", ("cmd",)),
-    ("cat <<EOF\n${x:-y}\nEOF\nls", ("ls",)),
+    ("cat <<EOF\n`a \\`cmd\\``\nEOF", ("cmd\\",)),  # backquotes bash unescapes first: not read
     ("echo $(true\ncmd)", ("cmd",)),
     ("echo `true\ncmd`", ("cmd",)),
     ("cat <(true\ncmd)", ("cmd",)),
@@ -164,6 +162,13 @@ GRAMMAR = [
     ("[[ '$(a)' == x ]]", [["[[", "$(a)", "==", "x", "]]"]]),  # single quotes: no substitution
     ("[[\n -f x\n]] && cmd", [["[[", "-f", "x", "]]"], ["cmd"]]),
     ("echo [[ x ]]", [["echo", "[[", "x", "]]"]]),  # not in command position: words
+    # an unquoted heredoc's body runs its substitutions: each is read
+    ("cat <<EOF\n$(cmd)\nEOF", [["cat"], ["cmd"]]),
+    ("cat <<EOF\n'`cmd`'\nEOF", [["cat"], ["cmd"]]),
+    ("cat <<EOF\n${x:-y}\nEOF\nls", [["cat"], ["ls"]]),
+    ("cat <<EOF\n$(( 1 + $(a) )) ${x:-$(b)}\nEOF", [["cat"], ["a"], ["b"]]),
+    ("cat <<'EOF'\n$(cmd)\nEOF", [["cat"]]),  # quoted: text
+    ("cat <<EOF\n\\$(cmd)\nEOF", [["cat"]]),  # escaped: text
 ]
 
 

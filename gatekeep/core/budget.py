@@ -12,7 +12,7 @@ Decisions, and why:
   hung network mount) uses no CPU and is not covered.
 - A real timer signal, not a watchdog thread: a regular expression runs in C holding the
   GIL, where no other thread can act, but the re module polls for signals as it matches,
-  so a signal handler does stop it. ITIMER_REAL and SIGALRM are the parser's (parse.py
+  so a signal handler does stop it. ITIMER_VIRTUAL and SIGVTALRM are the parser's (parse.py
   bounds bashlex with them), so the two never disturb each other.
 - OutOfTime is a BaseException, so no `except Exception` on the way turns running out of
   time into some other verdict; code that catches everything (parse.py's bashlex guard, a

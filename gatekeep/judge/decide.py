@@ -26,7 +26,7 @@ from gatekeep.judge.policy import Policy, read_regular
 from gatekeep.judge.readonly import is_read_only
 from gatekeep.judge.writes import HARMLESS, WriteContext, argument_writes, judge, judge_removal
 from gatekeep.name.normalize import DIRECTORY_CHANGERS, Normalized
-from gatekeep.read.fallback import UNCERTAIN
+from gatekeep.read.line import UNCERTAIN
 from gatekeep.read.parse import FunctionDef, ParseResult
 
 MAX_SUGGESTIONS = 5
@@ -110,7 +110,7 @@ WOULD_BE_DENIED = "would be denied, if it is a command:"
 
 
 def _uncertain(verdict: CommandVerdict) -> CommandVerdict:
-    """A command the fallback found where it may be only text (fallback.UNCERTAIN) is never
+    """A command the fallback found where it may be only text (line.UNCERTAIN) is never
     denied: the line asks, saying what would be denied (a heredoc writing a file is data)."""
     if verdict.decision != "deny" or UNCERTAIN not in verdict.normalized.command.problems:
         return verdict

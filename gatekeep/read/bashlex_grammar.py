@@ -383,9 +383,67 @@ def cond_words(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
     return spans, -1
 
 
+def _install_comsub_in_quotes() -> None:
+    """A `$( )` inside double quotes is a command all the same: bash 5 parses it as one, heredocs
+    and all (`"$(cat <<'EOF' … What's … EOF\n)"`, the usual way agents pass a PR's body); bashlex's
+    port of bash 4 scans it as text there, takes the heredoc's `'` for a quote and fails. It is
+    read as outside quotes instead."""
+    from bashlex import tokenizer
+
+    parse = tokenizer.tokenizer._parse_comsub
+
+    def parse_comsub(self, doublequotes, open, close, parsingcommand=False, dquote=False, firstclose=False):
+        if parsingcommand and open == "(":
+            doublequotes, dquote = None, False
+        return parse(self, doublequotes, open, close, parsingcommand, dquote, firstclose)
+
+    tokenizer.tokenizer._parse_comsub = parse_comsub
+
+
+def heredoc_end(node) -> int:
+    """Where the last heredoc body in `node`'s tree ends (-1: it holds none)."""
+    from bashlex import ast
+
+    class Finder(ast.nodevisitor):
+        end = -1
+
+        def visitheredoc(self, n, value):
+            self.end = max(self.end, n.pos[1])
+
+    finder = Finder()
+    finder.visit(node)
+    return finder.end
+
+
+def _install_heredocs_in_substitutions() -> None:
+    """bashlex ends a `$( )` where its command ends, before the body of a heredoc the command
+    reads (`"$(cat <<'EOF' … EOF\n)"`), and then reads that body as more of the word: a
+    backquoted `name` in a PR's text became a command. The substitution ends at its `)`,
+    after the body."""
+    from bashlex import errors, subst
+
+    parse = subst._parsedolparen
+
+    def parsedolparen(parserobj, base, sindex):
+        node, end = parse(parserobj, base, sindex)
+        last = heredoc_end(node)
+        if last > end:
+            j = last
+            while j < len(base) and base[j] in " \t\n":
+                j += 1
+            if j >= len(base) or base[j] != ")":
+                raise errors.ParsingError("a heredoc in $( ) that does not end before its )", base, sindex)
+            end = j
+        return node, end
+
+    subst._parsedolparen = parsedolparen
+
+
 def _install_tokens() -> None:
     from bashlex import tokenizer
 
+    _install_comsub_in_quotes()
+    _install_heredocs_in_substitutions()
     read = tokenizer.tokenizer._readtoken
     types = tokenizer.tokentype
 

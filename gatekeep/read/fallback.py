@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from gatekeep.read.line import SimpleCommand
+from gatekeep.read.line import PROBLEM, UNCERTAIN, SimpleCommand
 from gatekeep.read.shellwords import Word, unquote
 
 # Operators, brackets and substitution openers; a backslash-newline is a line continuation.
@@ -51,8 +51,6 @@ _KEYWORDS = {
     "]]",
 }
 
-PROBLEM = "could not be parsed; found by a conservative scan of the raw text"
-UNCERTAIN = "could not be parsed; found in quoted text, a heredoc's body or a comment, which may be only text"
 
 
 def candidate_commands(line: str) -> list:

@@ -10,6 +10,11 @@ from gatekeep.core.records import record
 
 _WRITE_OPS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 
+# The problems of the commands fallback.py finds in a line the parser could not read: in its
+# code (a deny rule denies the line), or where it may be only text (a deny rule makes it ask).
+PROBLEM = "could not be parsed; found by a conservative scan of the raw text"
+UNCERTAIN = "could not be parsed; found in quoted text, a heredoc's body or a comment, which may be only text"
+
 
 class Redirect(record("Redirect", "op target dynamic body unsafe", defaults=(False, None, None))):
     """One redirection of a command: its operator and literal target.

@@ -2,7 +2,7 @@
 
 bashlex does the parsing; gatekeep does not trust it blindly
 (crosscheck.py lists where it silently misreads):
-  * any exception, and any parse that takes longer than PARSE_SECONDS (bashlex
+  * any exception, and any parse that takes more than PARSE_SECONDS of CPU time (bashlex
     loops forever on `echo x'${'`), means "could not parse";
   * `crosscheck.py` reads the raw text independently, and any substitution,
     heredoc or text the tree does not account for makes the parse incomplete;
@@ -27,6 +27,9 @@ from gatekeep.read.shellwords import (
     unquote,
 )
 
+# of the process's own CPU time (ITIMER_VIRTUAL): a machine busy with other work stretches the
+# wall clock, and a line must not be read differently for it (budget.py's reasoning; its timer is
+# ITIMER_PROF, so the two never disturb each other)
 PARSE_SECONDS = 0.5
 MAX_LINE_CHARS = 128 << 10  # what a hook can pass as one argument (MAX_ARG_STRLEN, Linux)
 
@@ -35,7 +38,7 @@ _NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
 
 
 class _ParseTimeout(BaseException):
-    """Raised from SIGALRM; a BaseException so no `except Exception` inside bashlex swallows it."""
+    """Raised from SIGVTALRM; a BaseException so no `except Exception` inside bashlex swallows it."""
 
 
 def parse_line(line: str) -> ParseResult:
@@ -134,7 +137,7 @@ def parse_with_bashlex(line: str) -> ParseResult:
         for tree in trees:
             walker.walk(tree)
     except _ParseTimeout:
-        return _incomplete(line, (), f"the parser did not finish within {PARSE_SECONDS} s")
+        return _incomplete(line, (), f"the parser did not finish within {PARSE_SECONDS} s of CPU time")
     except BaseException as e:  # bashlex raises many types on valid bash; all mean "could not parse"
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
@@ -196,7 +199,7 @@ def _bashlex_parse(line: str) -> list:
             unraisablehook(unraisable)
 
     try:
-        previous = _signal.signal(_signal.SIGALRM, on_alarm)
+        previous = _signal.signal(_signal.SIGVTALRM, on_alarm)
     except ValueError:  # not the main thread, where alone a signal handler runs
         raise RuntimeError("parse_line needs the main thread for its time limit") from None
     # Repeat every 50 ms: a handler that happens to run inside a finalizer (a generator
@@ -205,12 +208,12 @@ def _bashlex_parse(line: str) -> list:
     # Python reports a swallowed exception to sys.unraisablehook ("Exception ignored
     # in ..." on the user's terminal); for ours there is nothing to report.
     unraisablehook, sys.unraisablehook = sys.unraisablehook, drop_our_timeout
-    _signal.setitimer(_signal.ITIMER_REAL, PARSE_SECONDS, 0.05)
+    _signal.setitimer(_signal.ITIMER_VIRTUAL, PARSE_SECONDS, 0.05)
     try:
         return bashlex.parse(line)
     finally:
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-        _signal.signal(_signal.SIGALRM, previous)
+        _signal.setitimer(_signal.ITIMER_VIRTUAL, 0)
+        _signal.signal(_signal.SIGVTALRM, previous)
         sys.unraisablehook = unraisablehook
 
 
@@ -258,6 +261,7 @@ class _Walker:
         self.risks: list[str] = []  # unsafe words outside simple commands
         self.names: list[Word] = []  # the words outside simple commands
         self.loop_variables: list[str] = []
+        self.read_bodies: set[int] = set()  # unquoted heredoc bodies whose substitutions were read
 
     def cover(self, start: int, end: int) -> None:
         self.covered[start:end] = b"\x01" * (end - start)
@@ -281,6 +285,10 @@ class _Walker:
             # bashlex's own end position can be wrong (text after a newline is dropped): use bash's
             start = node.pos[0]
             end = expansion_end(self.line, start)
+            from gatekeep.read.bashlex_grammar import heredoc_end
+
+            if heredoc_end(node) >= 0:  # a heredoc's body inside, which may hold `'` or `)`: bashlex
+                end = node.pos[1]  # has read it (bashlex_grammar makes the substitution end after it)
             self.substitutions.add(start)
             self.covered[start:end] = bytes(end - start)  # the inside must be covered by its own commands
             self.cover(start, start + (1 if self.line[start] == "`" else 2))
@@ -380,6 +388,8 @@ class _Walker:
             quoted = any(q in delimiter for q in "'\"\\")
             word = unquote(delimiter)  # `<<$"EOF"` ends at EOF in bash, at $EOF in zsh and dash
             unsafe = word.unsafe or (None if quoted else text_risk(text))
+            if not quoted:
+                self.heredoc_substitutions(*body.pos)
             return Redirect(node.type, word.value, body=text, unsafe=unsafe)
         if isinstance(target, int):
             self.cover(*node.pos)
@@ -414,6 +424,31 @@ class _Walker:
         problems = tuple(w.unsafe for w in words if w.unsafe)
         self.pipelines += 1
         self.commands.append(SimpleCommand(words, (), (), self.pipelines, 0, start, problems))
+
+    def heredoc_substitutions(self, start: int, end: int) -> None:
+        """The commands of the `$( )` and backquotes bash runs in the unquoted heredoc body at
+        `line[start:end]`, each parsed by itself (bashlex reads such a body as text). A body
+        whose backquotes hold a backslash (bash unescapes it first) is left unread."""
+        line, i = self.line, start
+        while i < end:
+            c = line[i]
+            if c == "\\":
+                i += 2
+            elif line.startswith("$((", i) or line.startswith("${", i):
+                i += 3 if line[i + 1] == "(" else 2  # arithmetic, a parameter: look inside too
+            elif line.startswith("$(", i) or c == "`":
+                close = min(expansion_end(line, i), end)
+                inner_start = i + (1 if c == "`" else 2)
+                inner = line[inner_start : close - 1]
+                if c == "`" and "\\" in inner:
+                    return
+                for tree in _bashlex_parse(inner):
+                    _shift(tree, inner_start)
+                    self.walk(tree)
+                i = close
+            else:
+                i += 1
+        self.read_bodies.add(start)
 
     def command(self, node, pipeline: int = 0, position: int = 0) -> None:
         words: list[Word] = []
@@ -457,8 +492,8 @@ class _Walker:
         hidden = raw.substitutions - self.substitutions
         if hidden:
             problems.append(f"a substitution at column {min(hidden) + 1} is hidden from the parser")
-        if any(h.expands_substitution for h in raw.heredocs):
-            problems.append("a heredoc body runs a command substitution")
+        if any(h.expands_substitution and h.body_start not in self.read_bodies for h in raw.heredocs):
+            problems.append("a heredoc body runs a command substitution gatekeep could not read")
         if {(h.body_start, h.end) for h in raw.heredocs} != self.heredocs:
             problems.append("the parser read a heredoc differently from bash")
         for start, end in raw.comments:
@@ -469,6 +504,13 @@ class _Walker:
                 problems.append(f"the parser skipped text at column {i + 1}")
                 break
         return problems
+
+
+def _shift(tree, offset: int) -> None:
+    """Move the positions of a tree parsed from a piece of the line to the line's own."""
+    from gatekeep.read import bashlex_loader
+
+    bashlex_loader.load().ast.posshifter(offset).visit(tree)
 
 
 def _children(node) -> list:

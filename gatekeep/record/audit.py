@@ -204,7 +204,7 @@ def _lock(fd: int, seconds: float) -> None:
     with its one-line reason) when another process has held it for `seconds`. The wait is flock's
     own (the kernel queues the waiter, /proc/locks shows it), ended by a real-time timer: a wait
     uses no CPU, so budget.Limit's CPU timer cannot end it. At record time no other timer runs
-    (the parser's ITIMER_REAL has ended with the decision); off the main thread, where no
+    (client.py's, for an agent's event, has ended before the decision); off the main thread, where no
     handler can be set, it polls instead."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
