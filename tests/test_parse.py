@@ -115,8 +115,7 @@ INCOMPLETE = [
     ("{ cat <<EOF\nhi\nEOF\n}\ncmd", ("cmd",)),
     ("if true; then cat <<EOF\nhi\nEOF\nfi; cmd", ("cmd",)),
     # bashlex raises on valid bash
-    ("a=(1 2); cmd", ("cmd",)),
-    ("declare -A m=([a]=1); cmd", ("cmd",)),
+    ("echo a=(1); cmd", ("cmd",)),  # not an assignment: bash reads `(` there as an error
     ("ls !(x); cmd", ("cmd",)),
     ("echo $(a && cmd)", ("cmd",)),
     ("echo $(cmd;)", ("cmd",)),
@@ -162,6 +161,11 @@ GRAMMAR = [
     ("[[ '$(a)' == x ]]", [["[[", "$(a)", "==", "x", "]]"]]),  # single quotes: no substitution
     ("[[\n -f x\n]] && cmd", [["[[", "-f", "x", "]]"], ["cmd"]]),
     ("echo [[ x ]]", [["echo", "[[", "x", "]]"]]),  # not in command position: words
+    # arrays
+    ("a=(1 2 3)", [[]]),
+    ("a=(x $(b) 'c d') cmd", [["b"], ["cmd"]]),
+    ("a+=(\n  one\n  two\n)", [[]]),
+    ("declare -a a=(1 2); local b=($(c))", [["c"], ["declare", "-a", "a=(1 2)"], ["local", "b=($(c))"]]),
     # an unquoted heredoc's body runs its substitutions: each is read
     ("cat <<EOF\n$(cmd)\nEOF", [["cat"], ["cmd"]]),
     ("cat <<EOF\n'`cmd`'\nEOF", [["cat"], ["cmd"]]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gatekeep.core.lazyre import lazy
 from gatekeep.name.options import Parsed
-from gatekeep.read.shellwords import INTEGER_VARIABLES, arithmetic_risk
+from gatekeep.read.shellwords import INTEGER_VARIABLES, arithmetic_risk, assignment_risk
 
 FROM_A_PIPE = "\x00 input from a pipe"  # `fed`, when what the command reads cannot be seen
 
@@ -271,6 +271,8 @@ def _name_operands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> s
         names.append(name.removesuffix("+"))
         if equals and name.removesuffix("+") in INTEGER_VARIABLES and _arithmetic(value):
             return f"{shown} assigns {name} as arithmetic, which can run a command a variable holds"
+        if equals and value.startswith("(") and assignment_risk(word):  # `declare a=([x]=1)`
+            return f"{shown} {assignment_risk(word).removeprefix('it ')}"
     for number in numbers:
         if not _arithmetic(number):
             continue

@@ -23,6 +23,8 @@ grammar itself (and so the shipped tables) is unchanged.
 
 from __future__ import annotations
 
+from gatekeep.core.lazyre import lazy
+
 
 def _nodes():
     from bashlex import ast, parser, tokenizer
@@ -439,8 +441,52 @@ def _install_heredocs_in_substitutions() -> None:
     subst._parsedolparen = parsedolparen
 
 
+_COMPOUND = lazy(r"[A-Za-z_][A-Za-z_0-9]*\+?=\(")
+_DECLARATIONS = frozenset({"declare", "typeset", "local", "readonly", "export"})
+
+
+def _compound_close(text: str, start: int) -> int:
+    """Where the `)` that closes the array value whose `(` is at `text[start]` stands, or -1."""
+    from gatekeep.read.shellwords import expansion_end
+
+    depth, i, n = 0, start, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            close = text.find("'", i + 1)
+            if close < 0:
+                return -1
+            i = close + 1
+            continue
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    i += 2
+                elif text.startswith(("$(", "${", "$[", "`"), i):
+                    i = expansion_end(text, i)
+                else:
+                    i += 1
+            i += 1
+            continue
+        if text.startswith(("$(", "${", "$[", "`"), i):
+            i = expansion_end(text, i)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
 def _install_tokens() -> None:
-    from bashlex import tokenizer
+    from bashlex import tokenizer, utils
 
     _install_comsub_in_quotes()
     _install_heredocs_in_substitutions()
@@ -461,6 +507,10 @@ def _install_tokens() -> None:
                 if close >= 0:
                     kind = types.ARITH_FOR_EXPRS if last.ttype == types.FOR else types.ARITH_CMD
                     return self._gatekeep_token(kind, i, close + 2, text[i + 2 : close])
+            if text[i : i + 1].isalpha() or text[i : i + 1] == "_":
+                token = self._gatekeep_compound_assignment(text, i)
+                if token is not None:
+                    return token
             if (
                 text.startswith("[[", i)
                 and text[i + 2 : i + 3] in (" ", "\t", "\n")
@@ -476,6 +526,28 @@ def _install_tokens() -> None:
                     return start
         return read(self)
 
+    def compound_assignment(self, text: str, i: int):
+        """`NAME=( … )` or `NAME+=( … )` where an assignment may stand: one ASSIGNMENT_WORD, as
+        bash reads it (parse_compound_assignment); None for anything else."""
+        m = _COMPOUND.match(text, i)
+        if m is None:
+            return None
+        recent = (self._last_read_token, self._token_before_that, self._two_tokens_ago)
+        declared = any(  # `declare -a a=(…)`, `local a=(…)`: an argument of a declaration builtin
+            t.value in _DECLARATIONS and all(u.ttype == types.WORD for u in recent[: k + 1])
+            for k, t in enumerate(recent)
+        )
+        if not declared and not self._assignment_acceptable(self._last_read_token):
+            return None
+        close = _compound_close(text, m.end() - 1)
+        if close < 0 or (close + 1 < len(text) and text[close + 1] not in " \t\n;&|)<>"):
+            return None
+        token = self._gatekeep_token(types.ASSIGNMENT_WORD, i, close + 1, text[i : close + 1])
+        token.flags = utils.typedset(tokenizer.wordflags)
+        for flag in (tokenizer.wordflags.ASSIGNMENT, tokenizer.wordflags.NOSPLIT, tokenizer.wordflags.COMPASSIGN):
+            token.flags.add(flag)
+        return token
+
     def gatekeep_token(self, kind, start: int, end: int, value: str):
         self._shell_input_line_index = end
         self._positions += [start, end]
@@ -483,6 +555,7 @@ def _install_tokens() -> None:
 
     tokenizer.tokenizer._readtoken = readtoken
     tokenizer.tokenizer._gatekeep_token = gatekeep_token
+    tokenizer.tokenizer._gatekeep_compound_assignment = compound_assignment
 
 
 def p_arith_command(p):

@@ -354,7 +354,14 @@ def assignment_risk(assignment: str) -> str | None:
     name = name.removesuffix("+")
     if name in INTEGER_VARIABLES and not value.lstrip("+-").isdigit():
         return f"it assigns {name}, an integer variable, so {value or 'its value'} is evaluated as arithmetic"
+    if value.startswith("(") and "[" in value:  # `a=([k]=v)`: an indexed array evaluates k as arithmetic
+        for subscript in _COMPOUND_SUBSCRIPT.findall(value):
+            if not _INERT_SUBSCRIPT.fullmatch(subscript):
+                return f"it assigns the array {name} at [{subscript}], which bash evaluates as arithmetic"
     return None
+
+
+_COMPOUND_SUBSCRIPT = lazy(r"[(\s]\[([^\]]*)\]\+?=")
 
 
 def _name_risk(text: str) -> str | None:
