@@ -440,15 +440,32 @@ class _Walker:
                 close = min(expansion_end(line, i), end)
                 inner_start = i + (1 if c == "`" else 2)
                 inner = line[inner_start : close - 1]
-                if c == "`" and "\\" in inner:
+                if (c == "`" and "\\" in inner) or not self.read_apart(inner, inner_start):
                     return
-                for tree in _bashlex_parse(inner):
-                    _shift(tree, inner_start)
-                    self.walk(tree)
                 i = close
             else:
                 i += 1
         self.read_bodies.add(start)
+
+    def read_apart(self, text: str, offset: int) -> bool:
+        """Read `text` (a substitution's command, at `offset` in the line) as a line of its own,
+        with the same cross-check (bashlex hides some substitutions it reads), and take in what
+        it runs; False, taking nothing, when it cannot be read whole."""
+        from gatekeep.read import crosscheck
+
+        inner = _Walker(text)
+        for tree in _bashlex_parse(text):
+            inner.walk(tree)
+        if inner.crosscheck(crosscheck.scan(text)):
+            return False
+        self.commands += [
+            c._replace(pipeline=c.pipeline + self.pipelines, start=c.start + offset) for c in inner.commands
+        ]
+        self.pipelines += inner.pipelines
+        self.functions += inner.functions
+        self.risks += inner.risks
+        self.names += inner.names
+        return True
 
     def command(self, node, pipeline: int = 0, position: int = 0) -> None:
         words: list[Word] = []
@@ -504,13 +521,6 @@ class _Walker:
                 problems.append(f"the parser skipped text at column {i + 1}")
                 break
         return problems
-
-
-def _shift(tree, offset: int) -> None:
-    """Move the positions of a tree parsed from a piece of the line to the line's own."""
-    from gatekeep.read import bashlex_loader
-
-    bashlex_loader.load().ast.posshifter(offset).visit(tree)
 
 
 def _children(node) -> list:
