@@ -141,6 +141,7 @@ GRAMMAR = [
     ("select x in a; do cmd; done", [["cmd"]]),
     ("coproc cmd", [["cmd"]]),
     ("coproc { cmd; } > out", [["cmd"]]),
+    ("coproc NAME { cmd; }; other", [["cmd"], ["other"]]),
     ("echo $((1+2)); cmd", [["echo", "$((1+2))"], ["cmd"]]),
     ('echo "$(( 1 + $(a) ))"', [["a"], ["echo", "$(( 1 + $(a) ))"]]),
     ("echo $(( '$(a)' + `b` ))", [["a"], ["b"], ["echo", "$(( '$(a)' + `b` ))"]]),

@@ -507,6 +507,14 @@ def _install_tokens() -> None:
                 if close >= 0:
                     kind = types.ARITH_FOR_EXPRS if last.ttype == types.FOR else types.ARITH_CMD
                     return self._gatekeep_token(kind, i, close + 2, text[i + 2 : close])
+            if (  # `coproc NAME { …; }`: the brace opens the coprocess's command
+                text.startswith("{", i)
+                and text[i + 1 : i + 2] in (" ", "\t", "\n")
+                and last.ttype == types.WORD
+                and self._token_before_that.ttype == types.COPROC
+            ):
+                self._open_brace_count += 1
+                return self._gatekeep_token(types.LEFT_CURLY, i, i + 1, "{")
             if text[i : i + 1].isalpha() or text[i : i + 1] == "_":
                 token = self._gatekeep_compound_assignment(text, i)
                 if token is not None:
