@@ -100,6 +100,8 @@ def _compound(inner):
         st.builds(lambda a: f"for ((i=0;i<2;i++)); do {a}; done", inner),
         st.builds(lambda a: f"while (( 0 )); do :; done; {a}", inner),
         st.builds(lambda n, a: f"{n} <<EOF\n$(( 1 + 2 )) $({a})\nEOF", name, inner),
+        st.builds(lambda a: f"foreach v (1 2); {a}; end", inner),  # zsh's, which bash rejects
+        st.builds(lambda a, b: f"{{ {a}; }} always {{ {b}; }}", inner, inner),
     )
 
 

@@ -162,6 +162,13 @@ GRAMMAR = [
     ("[[ '$(a)' == x ]]", [["[[", "$(a)", "==", "x", "]]"]]),  # single quotes: no substitution
     ("[[\n -f x\n]] && cmd", [["[[", "-f", "x", "]]"], ["cmd"]]),
     ("echo [[ x ]]", [["echo", "[[", "x", "]]"]]),  # not in command position: words
+    # zsh's forms typed lines use
+    ("foreach f (a b); cmd $f; end", [["cmd", "$f"]]),
+    ("foreach f (a $(b)) cmd; end; other", [["b"], ["cmd"], ["other"]]),
+    ("foreach x (a)\n  foreach y (b)\n    cmd\n  end\nend", [["cmd"]]),
+    ("{ a; } always { b; }", [["a"], ["b"]]),
+    ("repeat 3 cmd", [["repeat", "3", "cmd"]]),
+    ("echo end always", [["echo", "end", "always"]]),
     # arrays
     ("a=(1 2 3)", [[]]),
     ("a=(x $(b) 'c d') cmd", [["b"], ["cmd"]]),

@@ -1,5 +1,6 @@
 """The parts of bash's grammar bashlex parses but refuses to build: `time`, `case`, `select`,
-`coproc`, and arithmetic expansion (`$(( ))`, `$[ ]`).
+`coproc`, and arithmetic expansion (`$(( ))`, `$[ ]`); and, further down, the tokens it never
+makes (`(( ))`, `[[ ]]`, arrays, zsh's `foreach` and `always`).
 
 bashlex 0.18 has these rules in its grammar, and its tokenizer produces their tokens (TIME,
 TIMEOPT, CASE, ESAC, SEMI_SEMI, SELECT, COPROC...), but their actions raise
@@ -443,6 +444,9 @@ def _install_heredocs_in_substitutions() -> None:
 
 _COMPOUND = lazy(r"[A-Za-z_][A-Za-z_0-9]*\+?=\(")
 _DECLARATIONS = frozenset({"declare", "typeset", "local", "readonly", "export"})
+_FOREACH = lazy(r"foreach[ \t]+([A-Za-z_][A-Za-z_0-9]*)[ \t]*\(")
+_ZSH_END = lazy(r"end(?=[ \t\n;&|)]|$)")
+_ZSH_ALWAYS = lazy(r"always(?=[ \t\n])")
 
 
 def _compound_close(text: str, start: int) -> int:
@@ -502,6 +506,9 @@ def _install_tokens() -> None:
             while i < len(text) and text[i] in " \t":
                 i += 1
             last = self._last_read_token
+            zsh = self._gatekeep_zsh(text, i, last)
+            if zsh is not None:
+                return zsh
             if text.startswith("((", i) and (last.ttype == types.FOR or self._reserved_word_acceptable(last)):
                 close = arithmetic_close(text, i)
                 if close >= 0:
@@ -556,6 +563,40 @@ def _install_tokens() -> None:
             token.flags.add(flag)
         return token
 
+    def zsh_forms(self, text: str, i: int, last):
+        """zsh's `foreach NAME (WORDS) LIST end`, read as bash's `for NAME in WORDS; do LIST done`,
+        and `{ A } always { B }`, read as `{ A }; { B }` (both run A, then B). Bash rejects
+        both, so reading them as zsh does only adds what zsh runs."""
+        loops = self.__dict__.setdefault("_gatekeep_loops", [])  # "list" or "body", innermost last
+        command_position = self._reserved_word_acceptable(last)
+        if loops and loops[-1] == "list" and text.startswith(")", i):
+            loops[-1] = "body"
+            semicolon = self._gatekeep_token(types.SEMICOLON, i, i + 1, ";")
+            j = i + 1
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            if text.startswith(";", j) and not text.startswith(";;", j):  # `foreach x (a); cmd`: the `;` is `do`
+                self._gatekeep_pending = [self._gatekeep_token(types.DO, j, j + 1, "do")]
+            else:
+                self._gatekeep_pending = [self._gatekeep_token(types.DO, i, i + 1, "do")]  # the `)` stands for both
+                self._shell_input_line_index = i + 1
+            return semicolon
+        if loops and loops[-1] == "body" and command_position and _ZSH_END.match(text, i):
+            loops.pop()
+            return self._gatekeep_token(types.DONE, i, i + 3, "done")
+        m = _FOREACH.match(text, i) if command_position else None
+        if m is not None:
+            loops.append("list")
+            start = self._gatekeep_token(types.FOR, i, i + 7, "for")
+            name = self._gatekeep_token(types.WORD, m.start(1), m.end(1), m.group(1))
+            name.flags = utils.typedset(tokenizer.wordflags)
+            opening = m.end() - 1
+            self._gatekeep_pending = [name, self._gatekeep_token(types.IN, opening, opening + 1, "in")]
+            return start
+        if last.ttype == types.RIGHT_CURLY and _ZSH_ALWAYS.match(text, i):
+            return self._gatekeep_token(types.SEMICOLON, i, i + 6, ";")
+        return None
+
     def gatekeep_token(self, kind, start: int, end: int, value: str):
         self._shell_input_line_index = end
         self._positions += [start, end]
@@ -564,6 +605,7 @@ def _install_tokens() -> None:
     tokenizer.tokenizer._readtoken = readtoken
     tokenizer.tokenizer._gatekeep_token = gatekeep_token
     tokenizer.tokenizer._gatekeep_compound_assignment = compound_assignment
+    tokenizer.tokenizer._gatekeep_zsh = zsh_forms
 
 
 def p_arith_command(p):
