@@ -7,7 +7,7 @@ started, and the terminal that process controls. A worker of the warm checker
 A served call also has an id, chosen by the client and sent with its request:
 the worker's record takes it, and should the worker die before the client has
 its answer, the client decides the line again with the same id and records it
-only if the worker had not (audit.append's `unless_present`). So one call is
+only if the worker had not (audit.append_once). So one call is
 recorded exactly once, whichever process got as far as recording it.
 """
 
@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 
 _client: tuple[int, int] | None = None
-_call: tuple[str, bool] | None = None  # the call's record id; whether a worker may have recorded it
+_call: str | None = None  # the next record's id, chosen by a warm checker's client
+_again: str | None = None  # the id of a call a worker may have recorded before it died
 
 
 def ids() -> tuple[int, int]:
@@ -32,13 +33,17 @@ def answer_for(pid: int, ppid: int) -> None:
 
 def answer_call(call_id: str, again: bool = False) -> None:
     """The next record is call `call_id`'s; `again`: a worker had the call and may have recorded it."""
-    global _call
-    _call = (call_id, again)
+    global _call, _again
+    _call, _again = call_id, (call_id if again else None)
 
 
-def take_call() -> tuple[str | None, bool]:
-    """The id for this call's record and whether it may be in the log already; once (a second
-    record of the same process gets an id of its own)."""
+def take_call() -> str | None:
+    """The id for this call's record, once (a second record of the same process gets an id of its own)."""
     global _call
     found, _call = _call, None
-    return found or (None, False)
+    return found
+
+
+def may_be_recorded(record_id: str) -> bool:
+    """Whether the record `record_id` may be in the log already (answer_call's `again`)."""
+    return _again is not None and record_id == _again

@@ -25,6 +25,7 @@ import os
 
 from gatekeep.core.jsontext import dumps  # json.dumps(record, ensure_ascii=False), without the json package
 from gatekeep.core.records import record as record_type
+from gatekeep.judge.policy import DEFAULT_KEEP, DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class Rotation(record_type("Rotation", "max_bytes keep")):
     __slots__ = ()
 
 
-DEFAULT_ROTATION = Rotation(16 << 20, 10)  # ~30,000 decisions a file, ~300,000 in all
+DEFAULT_ROTATION = Rotation(DEFAULT_MAX_BYTES, DEFAULT_KEEP)  # a policy's when it says nothing (policy.py)
 REPLACED_TRIES = 16  # a log replaced again and again while a writer waits for it: an error past this
 LOOK_BACK_BYTES = 4 << 20  # how far back `unless_present` looks for a record (~7,000 records)
 
@@ -93,7 +94,7 @@ def append(path: str, record: dict, *, rotation: Rotation = DEFAULT_ROTATION) ->
 
 def append_once(path: str, record: dict, *, rotation: Rotation = DEFAULT_ROTATION) -> bool:
     """Append `record` unless a record with its id is among the last LOOK_BACK_BYTES of the log
-    (a call a worker may have recorded before it died, process.take_call); whether it did."""
+    (a call a worker may have recorded before it died, process.may_be_recorded); whether it did."""
     return _append(path, record, rotation, unless_present=True)
 
 
@@ -137,10 +138,13 @@ def _write_all(fd: int, data: bytes, end: int) -> None:
 
 def _is_current(opened: os.stat_result, path: str) -> bool:
     try:
-        there = os.stat(path)
+        return _same_file(os.stat(path), opened)
     except FileNotFoundError:
         return False
-    return (there.st_dev, there.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def rotated(path: str, number: int) -> str:
@@ -410,15 +414,14 @@ def _next_file(path: str, done: os.stat_result):
             except FileNotFoundError:
                 break  # rotated meanwhile: look again
         else:
-            places = [i for i, (_, seen) in enumerate(found) if (seen.st_dev, seen.st_ino) == (done.st_dev, done.st_ino)]
+            places = [i for i, (_, seen) in enumerate(found) if _same_file(seen, done)]
             if places and places[0] == 0:
                 return _open_log(path)  # it is the log again (cannot be, but then it goes on there)
             name, expected = found[places[0] - 1] if places else (found[-1] if found else (path, None))
             f = _open_log(name)
             if f is None or expected is None:
                 return f
-            opened = os.fstat(f.fileno())
-            if (opened.st_dev, opened.st_ino) == (expected.st_dev, expected.st_ino):
+            if _same_file(os.fstat(f.fileno()), expected):
                 return f
             f.close()
     return _open_log(path)

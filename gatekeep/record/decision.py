@@ -17,17 +17,11 @@ from gatekeep.core.paths import current_directory
 from gatekeep.record import audit
 
 
-_AGAIN: set[str] = set()  # ids of calls a worker may have recorded already (process.take_call)
-
-
 def new_record(line: str, cwd: str | None, shell: str | None) -> dict:
     """The audit record's fields known before the decision (`claude-hook` builds on it too); its
     id is the call's, when a warm checker's client chose one (process.take_call)."""
-    call_id, again = process.take_call()
-    if call_id is not None and again:
-        _AGAIN.add(call_id)
     return {
-        "id": call_id or audit.new_id(),
+        "id": process.take_call() or audit.new_id(),
         "ts": audit.timestamp(),
         "command": line,
         "cwd": cwd or current_directory(),  # never raises: the directory may have been removed
@@ -65,10 +59,9 @@ def save_record(path: str, record: dict, syslog: str | None, rotation: tuple[int
 def append_record(path: str, record: dict, rotation: tuple[int, int] | None = None) -> bool:
     """Append `record` (False: its call was recorded already, by a worker that died before it
     answered: the record is written exactly once)."""
-    again = record["id"] in _AGAIN
     rotate = audit.DEFAULT_ROTATION if rotation is None else audit.Rotation(*rotation)
     try:
-        if again:
+        if process.may_be_recorded(record["id"]):
             return audit.append_once(path, record, rotation=rotate)
         audit.append(path, record, rotation=rotate)
         return True

@@ -7,7 +7,6 @@ rules added since count; best_rules.py says which rules would remove the most as
 from __future__ import annotations
 
 import collections
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
