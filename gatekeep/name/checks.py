@@ -271,8 +271,9 @@ def _name_operands(parsed: Parsed, shown: str, root: dict, args: list[str]) -> s
         names.append(name.removesuffix("+"))
         if equals and name.removesuffix("+") in INTEGER_VARIABLES and _arithmetic(value):
             return f"{shown} assigns {name} as arithmetic, which can run a command a variable holds"
-        if equals and value.startswith("(") and assignment_risk(word):  # `declare a=([x]=1)`
-            return f"{shown} {assignment_risk(word).removeprefix('it ')}"
+        risk = assignment_risk(word) if equals and value.startswith("(") else None  # `declare a=([x]=1)`
+        if risk:
+            return f"{shown} {risk.removeprefix('it ')}"
     for number in numbers:
         if not _arithmetic(number):
             continue

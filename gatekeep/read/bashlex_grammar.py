@@ -327,8 +327,6 @@ def cond_words(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
     and where its `]]` begins (-1: it does not close as one). The words are read as bash reads
     them: quotes, substitutions, and the regular expression after `=~`, in which `(`, `)` and
     `|` are part of the word."""
-    from gatekeep.read.shellwords import expansion_end
-
     spans: list[tuple[int, int]] = []
     i, n = start + 2, len(text)
     regex_next = False
@@ -351,26 +349,11 @@ def cond_words(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
             return spans, -1  # not a conditional bash can read
         word_start, depth = i, 0
         while i < n:
-            c = text[i]
-            if c == "\\":
-                i += 2
-            elif c == "'":
-                close = text.find("'", i + 1)
-                if close < 0:
+            c, after = text[i], _quoted_end(text, i)
+            if after is not None:
+                if after < 0:
                     return spans, -1
-                i = close + 1
-            elif c == '"':
-                i += 1
-                while i < n and text[i] != '"':
-                    if text[i] == "\\":
-                        i += 2
-                    elif text.startswith(("$(", "${", "$[", "`"), i):
-                        i = expansion_end(text, i)
-                    else:
-                        i += 1
-                i += 1
-            elif text.startswith(("$(", "${", "$[", "`"), i):
-                i = expansion_end(text, i)
+                i = after
             elif regex_next and c == "(":
                 depth += 1
                 i += 1
@@ -451,42 +434,50 @@ _ZSH_ALWAYS = lazy(r"always(?=[ \t\n])")
 
 def _compound_close(text: str, start: int) -> int:
     """Where the `)` that closes the array value whose `(` is at `text[start]` stands, or -1."""
-    from gatekeep.read.shellwords import expansion_end
-
     depth, i, n = 0, start, len(text)
     while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            close = text.find("'", i + 1)
-            if close < 0:
+        after = _quoted_end(text, i)
+        if after is not None:
+            if after < 0:
                 return -1
-            i = close + 1
+            i = after
             continue
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                if text[i] == "\\":
-                    i += 2
-                elif text.startswith(("$(", "${", "$[", "`"), i):
-                    i = expansion_end(text, i)
-                else:
-                    i += 1
-            i += 1
-            continue
-        if text.startswith(("$(", "${", "$[", "`"), i):
-            i = expansion_end(text, i)
-            continue
-        if c == "(":
+        if text[i] == "(":
             depth += 1
-        elif c == ")":
+        elif text[i] == ")":
             depth -= 1
             if depth == 0:
                 return i
         i += 1
     return -1
+
+
+def _quoted_end(text: str, i: int) -> int | None:
+    """Where what starts at `text[i]` and is one piece of a word ends: a backslash and its
+    character, a quoted part (the substitutions in double quotes skipped whole), a `$( )`,
+    `${ }`, `$[ ]` or backquotes; -1 for a single quote that never closes; None when none starts
+    there."""
+    from gatekeep.read.shellwords import expansion_end
+
+    c, n = text[i], len(text)
+    if c == "\\":
+        return i + 2
+    if c == "'":
+        close = text.find("'", i + 1)
+        return -1 if close < 0 else close + 1
+    if c == '"':
+        i += 1
+        while i < n and text[i] != '"':
+            if text[i] == "\\":
+                i += 2
+            elif text.startswith(("$(", "${", "$[", "`"), i):
+                i = expansion_end(text, i)
+            else:
+                i += 1
+        return i + 1
+    if text.startswith(("$(", "${", "$[", "`"), i):
+        return expansion_end(text, i)
+    return None
 
 
 def _install_tokens() -> None:
@@ -654,6 +645,8 @@ def p_cond_command(p):
 
 def _cond_substitutions(parserobj, string: str, i: int, end: int) -> list:
     """The command substitutions bash runs in a conditional's text: not inside single quotes."""
+    from gatekeep.read.shellwords import expansion_end
+
     found = []
     while i < end:
         c = string[i]
@@ -663,14 +656,9 @@ def _cond_substitutions(parserobj, string: str, i: int, end: int) -> list:
             close = string.find("'", i + 1)
             i = end if close < 0 else close + 1
         elif string.startswith(("$(", "$[", "`"), i):
-            found += _substitutions_in(parserobj, string, i, _after_expansion(string, i))
-            i = _after_expansion(string, i)
+            end_of = expansion_end(string, i)
+            found += _substitutions_in(parserobj, string, i, end_of)
+            i = end_of
         else:
             i += 1
     return found
-
-
-def _after_expansion(string: str, i: int) -> int:
-    from gatekeep.read.shellwords import expansion_end
-
-    return expansion_end(string, i)

@@ -19,7 +19,7 @@ The scanner is deliberately simple and errs towards finding *more*.
 from __future__ import annotations
 
 from gatekeep.core.records import record
-from gatekeep.read.shellwords import unquote
+from gatekeep.read.shellwords import expansion_end, unquote
 
 _METACHARS = " \t\n;&|()<>"
 _WORD_START = " \t\n;&|()"
@@ -194,6 +194,24 @@ class _Scanner:
             self.facts.heredocs.append(Heredoc(body_start, end, quoted, expands))
         self.pending.clear()
         return resume
+
+
+def body_substitutions(text: str, start: int, end: int):
+    """Where the `$( )` and backquotes bash runs in the unquoted heredoc body `text[start:end]`
+    stand, as (start, end) pairs: inside `$(( ))` and `${ }` too; quotes do not protect."""
+    i = start
+    while i < end:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif text.startswith("$((", i) or text.startswith("${", i):
+            i += 3 if text[i + 1] == "(" else 2  # arithmetic, a parameter: look inside
+        elif text.startswith("$(", i) or c == "`":
+            close = min(max(expansion_end(text, i), i + 1), end)
+            yield i, close
+            i = close
+        else:
+            i += 1
 
 
 def _body_has_substitution(body: str) -> bool:

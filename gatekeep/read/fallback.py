@@ -94,7 +94,7 @@ def candidate_commands(line: str) -> list:
 def _code_and_text(text: str) -> tuple[str, list[str]]:
     """`text` with what may be only text blanked (same length): heredoc bodies, comments, and
     quoted parts but for the substitutions in double quotes, which run; and those parts."""
-    from gatekeep.read.crosscheck import scan
+    from gatekeep.read.crosscheck import body_substitutions, scan
 
     facts = scan(text)
     blank = bytearray(len(text))
@@ -103,16 +103,8 @@ def _code_and_text(text: str) -> tuple[str, list[str]]:
     for heredoc in facts.heredocs:  # data, but for the substitutions of an unquoted one, which run
         start, end = heredoc.body_start, heredoc.end
         blank[start:end] = b"\x01" * (end - start)
-        i = start
-        while not heredoc.quoted and i < end:
-            if text[i] == "\\":
-                i += 2
-            elif text.startswith(("$(", "`"), i):
-                close = min(_expansion_end(text, i), end)
-                blank[i:close] = bytes(close - i)
-                i = close
-            else:
-                i += 1
+        for at, close in () if heredoc.quoted else body_substitutions(text, start, end):
+            blank[at:close] = bytes(close - at)
     i, n = 0, len(text)
     while i < n:
         if blank[i]:

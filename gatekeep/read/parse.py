@@ -220,31 +220,26 @@ def _bashlex_parse(line: str) -> list:
 def _only_read_elsewhere(line: str, name: str, header: tuple[int, int]) -> bool:
     """Whether, outside the `for (( ))` header at `header`, `name` stands in the line only as
     `$name` or `${name}`: read, never given another value (`name=x`, `read name`, `(( name=… ))`)."""
-    for m in _WORD_OF(name).finditer(line):
-        if header[0] <= m.start() < header[1]:
-            continue
-        if not (line[: m.start()].endswith("$") or line[: m.start()].endswith("${")):
-            return False
-    return True
-
-
-def _WORD_OF(name: str):  # noqa: N802 - a pattern, built per name
-    import re
-
-    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    start, end = header
+    return _uses_not_read(line[:start] + " " * (end - start) + line[end:], name) == 0
 
 
 def _named_once(line: str, name: str) -> bool:
     """Whether `name` stands in the line once other than after `$` or `${` (its `for`): no
     `read name`, `name=…`, `printf -v name` or second loop can give it another value."""
+    return _uses_not_read(line, name) <= 1
+
+
+def _uses_not_read(line: str, name: str) -> int:
+    """How often the word `name` stands in the line other than after `$` or `${`."""
     count, i = 0, line.find(name)
     while i >= 0:
         end = i + len(name)
         before, after = line[i - 1 : i] or " ", line[end : end + 1] or " "
-        if not (before.isalnum() or before in "_$") and not (after.isalnum() or after == "_"):
+        if not (before in _NAME_CHARS or before == "$") and after not in _NAME_CHARS:  # bash's names are ASCII
             count += before != "{" or line[i - 2 : i - 1] != "$"
         i = line.find(name, end)
-    return count <= 1
+    return count
 
 
 class _Walker:
@@ -429,22 +424,14 @@ class _Walker:
         """The commands of the `$( )` and backquotes bash runs in the unquoted heredoc body at
         `line[start:end]`, each parsed by itself (bashlex reads such a body as text). A body
         whose backquotes hold a backslash (bash unescapes it first) is left unread."""
-        line, i = self.line, start
-        while i < end:
-            c = line[i]
-            if c == "\\":
-                i += 2
-            elif line.startswith("$((", i) or line.startswith("${", i):
-                i += 3 if line[i + 1] == "(" else 2  # arithmetic, a parameter: look inside too
-            elif line.startswith("$(", i) or c == "`":
-                close = min(expansion_end(line, i), end)
-                inner_start = i + (1 if c == "`" else 2)
-                inner = line[inner_start : close - 1]
-                if (c == "`" and "\\" in inner) or not self.read_apart(inner, inner_start):
-                    return
-                i = close
-            else:
-                i += 1
+        from gatekeep.read.crosscheck import body_substitutions
+
+        for at, close in body_substitutions(self.line, start, end):
+            backquoted = self.line[at] == "`"
+            inner_start = at + (1 if backquoted else 2)
+            inner = self.line[inner_start : close - 1]
+            if (backquoted and "\\" in inner) or not self.read_apart(inner, inner_start):
+                return
         self.read_bodies.add(start)
 
     def read_apart(self, text: str, offset: int) -> bool:

@@ -288,7 +288,6 @@ def expansion_risk(text: str) -> str | None:
 # Names whose value bash and zsh keep a number whatever is assigned to them, and the special
 # parameters that are numbers: arithmetic that names them evaluates nothing more.
 NUMERIC_NAMES = frozenset({"RANDOM", "SECONDS", "LINENO", "PPID", "UID", "EUID"})
-_ARITHMETIC_NAME = lazy(r"\$?\{?([A-Za-z_][A-Za-z_0-9]*|[#?$!])\}?")
 _ARITHMETIC_ASSIGNMENT = lazy(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*=(?!=)(.*)")
 
 
