@@ -83,6 +83,7 @@ def names(line: str) -> list[str]:
         ("env -i PATH=/bin npm ci", "npm ci"),
         ("FOO=1 BAR=2 cargo test", "cargo test"),
         ("timeout 30 go test ./...", "go test"),
+        ("repeat 3 git fetch", "git fetch"),  # zsh's
         ("nice -n 10 nohup stdbuf -oL make build", "make"),
         ("command git push", "git push"),
         ("xargs -0 -n 1 rm -f", "rm"),

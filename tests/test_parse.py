@@ -104,22 +104,16 @@ def test_complete_lines_yield_every_command(line, expected):
 
 INCOMPLETE = [
     # bashlex hides commands (silent classes 1-7)
-    ("echo 'x'$(cmd)'y'", ("cmd",)),
-    ('echo "a"<(cmd)', ("cmd",)),
-    ("echo ${x:-$(cmd)}", ("cmd",)),
-    ("echo ${x:-`cmd`}", ("cmd",)),
     ("cat <<EOF\n`a \\`cmd\\``\nEOF", ("cmd\\",)),  # backquotes bash unescapes first: not read
-    ("echo $(true\ncmd)", ("cmd",)),
-    ("echo `true\ncmd`", ("cmd",)),
-    ("cat <(true\ncmd)", ("cmd",)),
     ("{ cat <<EOF\nhi\nEOF\n}\ncmd", ("cmd",)),
     ("if true; then cat <<EOF\nhi\nEOF\nfi; cmd", ("cmd",)),
     # bashlex raises on valid bash
     ("echo a=(1); cmd", ("cmd",)),  # not an assignment: bash reads `(` there as an error
     ("ls !(x); cmd", ("cmd",)),
-    ("echo $(a && cmd)", ("cmd",)),
-    ("echo $(cmd;)", ("cmd",)),
     ("echo `a \\`cmd\\``", ("cmd",)),
+    # zsh's forms gatekeep does not read: never allowed
+    ("repeat $n do\ncmd\ndone", ("cmd",)),  # zsh evaluates the count as arithmetic
+    ("() { a } cmd", ("cmd",)),  # an anonymous function's arguments
     # bashlex hangs: the time limit turns these into "could not parse"
     ("echo x'${'; cmd", ("cmd",)),
     ("echo $'${'; cmd", ("cmd",)),
@@ -162,12 +156,36 @@ GRAMMAR = [
     ("[[ '$(a)' == x ]]", [["[[", "$(a)", "==", "x", "]]"]]),  # single quotes: no substitution
     ("[[\n -f x\n]] && cmd", [["[[", "-f", "x", "]]"], ["cmd"]]),
     ("echo [[ x ]]", [["echo", "[[", "x", "]]"]]),  # not in command position: words
+    # a word that starts and ends with a single quote (bashlex took it for one quoted string)
+    ("echo 'x'$(cmd)'y'", [["cmd"], ["echo", "x$(cmd)y"]]),
+    ("echo 'x'`cmd`'y' 'a''b'", [["cmd"], ["echo", "x`cmd`y", "ab"]]),
+    ('echo "a"<(cmd) "b"\'$(no)\'', [["cmd"], ["echo", "a<(cmd)", "b$(no)"]]),
+    # a parameter expansion's words (bashlex ended it at the first `}` and read nothing inside)
+    ("echo ${x:-$(cmd)}", [["cmd"], ["echo", "${x:-$(cmd)}"]]),
+    ("echo ${x:-${y:-`cmd`}}s", [["cmd"], ["echo", "${x:-${y:-`cmd`}}s"]]),
+    ('x="${y/"a"/$(cmd)}" other', [["cmd"], ["other"]]),
+    # a substitution's lines after its first (bashlex read only the first)
+    ("echo $(true\ncmd)", [["cmd"], ["echo", "$(true\ncmd)"], ["true"]]),
+    ("echo `true\n  cmd`", [["cmd"], ["echo", "`true\n  cmd`"], ["true"]]),
+    ("cat <(a # c)\n\nb\n) d", [["a"], ["b"], ["cat", "<(a # c)\n\nb\n)", "d"]]),
+    # a substitution's `)` after any list (bashlex's grammar took it after some commands only)
+    ("echo $(a && cmd)", [["a"], ["cmd"], ["echo", "$(a && cmd)"]]),
+    ("echo $(cmd;) $(a &) $( (b) )", [["a"], ["b"], ["cmd"], ["echo", "$(cmd;)", "$(a &)", "$( (b) )"]]),
+    ("x=$([[ -d d ]] && cd d || a | b)", [["[[", "-d", "d", "]]"], ["a"], ["b"], ["cd", "d"], []]),
+    ("echo $(case x in a) b;; (c) d;; esac)", [["b"], ["d"], ["echo", "$(case x in a) b;; (c) d;; esac)"]]),
     # zsh's forms typed lines use
     ("foreach f (a b); cmd $f; end", [["cmd", "$f"]]),
     ("foreach f (a $(b)) cmd; end; other", [["b"], ["cmd"], ["other"]]),
     ("foreach x (a)\n  foreach y (b)\n    cmd\n  end\nend", [["cmd"]]),
     ("{ a; } always { b; }", [["a"], ["b"]]),
     ("repeat 3 cmd", [["repeat", "3", "cmd"]]),
+    ("repeat 3 do cmd; done", [["cmd"]]),
+    ("repeat 2; do a; b; done; c", [["a"], ["b"], ["c"]]),
+    ("repeat 2\ndo cmd\ndone", [["cmd"]]),
+    ("() { cmd }", [["cmd"]]),
+    ("() { a; b; }; c", [["a"], ["b"], ["c"]]),
+    ("function { a && { b }; c $(d) }", [["a"], ["b"], ["c", "$(d)"], ["d"]]),
+    ("{ echo }; }", [["echo", "}"]]),  # bash's: outside zsh's forms `}` is a word where bash reads one
     ("echo end always", [["echo", "end", "always"]]),
     # arrays
     ("a=(1 2 3)", [[]]),

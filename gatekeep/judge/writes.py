@@ -262,7 +262,8 @@ def code_place(word: str, dynamic: bool, ctx: WriteContext, directory: str | Non
         if name in RC_FILES or name in CODE_CONFIG or ".ssh" in parts[:-1] or _git_code(parts):
             return f"{word} (in a directory known only at run time)"
         return None
-    path = "/" + os.path.normpath(os.path.join(ctx.cwd if directory == "" else directory, literal)).lstrip("/")
+    # (an absolute path after a cd known only at run time: where it starts does not matter)
+    path = "/" + os.path.normpath(os.path.join(directory or ctx.cwd, literal)).lstrip("/")
     for candidate in dict.fromkeys((path, os.path.realpath(path))):
         found = _code_place(candidate, ctx)
         if found:

@@ -186,15 +186,59 @@ def arithmetic(parserobj, string: str, start: int):
     after it; a ParsingError for one that does not close."""
     from bashlex import ast, errors
 
-    from gatekeep.read.shellwords import expansion_end
-
-    end = expansion_end(string, start)
     closer = "))" if string.startswith("$((", start) else "]"
+    end = nested_end(string, start + 3, "(", ")") + 1 if closer == "))" else nested_end(string, start + 2, "[", "]")
     if end > len(string) or not string.startswith(closer, end - len(closer)):
         raise errors.ParsingError("bad arithmetic expansion: it does not close", string, start)
     inner = start + (3 if closer == "))" else 2)
     parts = _substitutions_in(parserobj, string, inner, end - len(closer))
     return ast.node(kind="arithmetic", parts=parts, pos=(start, end)), end
+
+
+def parameter_expansion(parserobj, string: str, start: int):
+    """The node of the `${ … }` at `string[start]`, with the substitutions bash may run inside
+    (`${x:-$(cmd)}`; quotes there do not always stop them, so none is skipped), and the index
+    after it; a ParsingError for one that does not close."""
+    from bashlex import ast, errors
+
+    end = nested_end(string, start + 2, "{", "}")
+    if end > len(string) or string[end - 1] != "}":
+        raise errors.ParsingError("bad substitution: no closing }", string, start)
+    parts = _substitutions_in(parserobj, string, start + 2, end - 1)
+    return ast.node(kind="parameterexpansion", value=string[start + 2 : end - 1], parts=parts, pos=(start, end)), end
+
+
+def nested_end(string: str, i: int, opener: str, closer: str) -> int:
+    """Where the expansion whose inside starts at `string[i]` ends (just after its `closer`), or
+    past the string's end: the substitutions inside skipped as the parser reads them (a `)` in a
+    case pattern or a comment there closes nothing), and quoted text in `${ }`."""
+    from gatekeep.read.shellwords import expansion_end
+
+    depth, n = 0, len(string)
+    while i < n:
+        c = string[i]
+        if c == "\\":
+            i += 2
+        elif string.startswith("$(", i) and not string.startswith("$((", i):
+            i = substitution_end(string, i)
+        elif c == "`":
+            i = expansion_end(string, i)
+        elif string.startswith("${", i):
+            i = nested_end(string, i + 2, "{", "}")
+        elif c in "'\"" and opener == "{":
+            after = _quoted_end(string, i)
+            i = n + 1 if after is None or after < 0 else after
+        elif c == opener:
+            depth += 1
+            i += 1
+        elif c == closer:
+            if depth == 0:
+                return i + 1
+            depth -= 1
+            i += 1
+        else:
+            i += 1
+    return n + 1
 
 
 def _substitutions_in(parserobj, string: str, i: int, end: int) -> list:
@@ -207,12 +251,14 @@ def _substitutions_in(parserobj, string: str, i: int, end: int) -> list:
         c = string[i]
         if c == "\\":
             i += 2
-        elif string.startswith("$((", i) or string.startswith("$[", i):
+        elif string.startswith("$[", i):
             node, i = arithmetic(parserobj, string, i)
             parts.append(node)
-        elif string.startswith("$(", i):
+        elif string.startswith("$(", i):  # `$((` too: arithmetic, or a `$( (…) )` (_install_arithmetic)
             node, i = subst._extractcommandsubst(parserobj, string, i + 2)
             parts.append(node)
+        elif string.startswith("``", i):  # an empty substitution: it runs nothing
+            i += 2
         elif c == "`":
             close = subst._stringextract(string, i + 1, "`")
             if close < 0 or close >= end:
@@ -232,13 +278,22 @@ def _install_arithmetic() -> None:
     command_substitution, parameter = subst._extractcommandsubst, subst._paramexpand
 
     def extractcommandsubst(parserobj, string, sindex, sxcommand=False):
-        if string[sindex : sindex + 1] == "(":  # `$((`: sindex is after `$(`
+        if string[sindex : sindex + 1] != "(":
+            return command_substitution(parserobj, string, sindex, sxcommand)
+        end = nested_end(string, sindex + 1, "(", ")")  # `$((`: sindex is after `$(`
+        if string.startswith(")", end):
             return arithmetic(parserobj, string, sindex - 2)
-        return command_substitution(parserobj, string, sindex, sxcommand)
+        # not closed by `))`: as bash, a command substitution whose command starts with `(`
+        from bashlex import ast
+
+        node, end = subst._parsedolparen(parserobj, string, sindex)
+        return ast.node(kind="commandsubstitution", command=node, pos=(sindex - 2, end + 1)), end + 1
 
     def paramexpand(parserobj, string, sindex):
         if string.startswith("$[", sindex):
             return arithmetic(parserobj, string, sindex)
+        if string.startswith("${", sindex):  # bashlex ends it at the first `}` and reads nothing inside
+            return parameter_expansion(parserobj, string, sindex)
         return parameter(parserobj, string, sindex)
 
     subst._extractcommandsubst, subst._paramexpand = extractcommandsubst, paramexpand
@@ -246,6 +301,7 @@ def _install_arithmetic() -> None:
 
 KINDS = (
     "case", "select", "coproc", "pattern", "arithmetic", "arithcommand", "condcommand", "arithfor", "arithexpressions",
+    "parameterexpansion",
 )  # fmt: skip  # the nodes these actions make that bashlex has none of
 
 
@@ -301,6 +357,9 @@ def arithmetic_close(text: str, start: int) -> int:
         c = text[i]
         if c == "\\":
             i += 2
+            continue
+        if (text.startswith("$", i) and text.startswith(("(", "{"), i + 1) and not text.startswith("$((", i)) or c == "`":
+            i = _quoted_end(text, i)  # a substitution's own parentheses (a case pattern's `)`) close nothing
             continue
         if c == "(":
             depth += 1
@@ -401,17 +460,64 @@ def heredoc_end(node) -> int:
     return finder.end
 
 
+_CASE_WORD = lazy(r"(?<![A-Za-z0-9_])case[ \t\n]")
+
+
+def _parsed_substitution_end(text: str, i: int) -> int | None:
+    """Where the `)` that closes the `$( )` whose command starts at `text[i]` stands, as the
+    parser reads that command; None when it cannot."""
+    from bashlex import errors, parser, subst
+
+    try:
+        _, end = subst._parsedolparen(parser._parser(text), text, i)
+    except (errors.ParsingError, NotImplementedError, AssertionError, IndexError):
+        return None
+    return end if text.startswith(")", end) else None
+
+
+def substitution_end(text: str, i: int) -> int:
+    """Where the substitution at `text[i]` ends, as bashlex's tokenizer finds the end of a `$( )`
+    in a word (case patterns, comments and quotes inside taken into account); for anything else,
+    or one that does not close, shellwords' approximate expansion_end."""
+    from bashlex import errors, state, tokenizer
+
+    from gatekeep.read.shellwords import expansion_end
+
+    if not text.startswith("$(", i) or text.startswith("$((", i):
+        return expansion_end(text, i)
+    reader = tokenizer.tokenizer(text[i + 2 :], parserstate=state.parserstate())
+    try:
+        inside = reader._parse_comsub(None, "(", ")", parsingcommand=True)
+    except (errors.ParsingError, tokenizer.MatchedPairError):
+        return expansion_end(text, i)
+    return i + 2 + len(inside)
+
+
 def _install_heredocs_in_substitutions() -> None:
     """bashlex ends a `$( )` where its command ends, before the body of a heredoc the command
     reads (`"$(cat <<'EOF' … EOF\n)"`), and then reads that body as more of the word: a
     backquoted `name` in a PR's text became a command. The substitution ends at its `)`,
     after the body."""
-    from bashlex import errors, subst
+    from bashlex import errors, flags, subst
 
     parse = subst._parsedolparen
 
     def parsedolparen(parserobj, base, sindex):
-        node, end = parse(parserobj, base, sindex)
+        # the substitution's parse starts from a copy of the enclosing parser's state: not inside
+        # a case pattern, where that parser may be after reading a `;;` (the `)` ends no pattern)
+        state = parserobj.parserstate
+        pattern = flags.parser.CASEPAT in state
+        state.discard(flags.parser.CASEPAT)
+        try:
+            node, end = parse(parserobj, base, sindex)
+        finally:
+            if pattern:
+                state.add(flags.parser.CASEPAT)
+        close = end
+        while close < len(base) and base[close] in " \t":
+            close += 1
+        if base[close : close + 1] == ")":  # (its end is the last command's, before any blanks)
+            end = close
         last = heredoc_end(node)
         if last > end:
             j = last
@@ -423,6 +529,51 @@ def _install_heredocs_in_substitutions() -> None:
         return node, end
 
     subst._parsedolparen = parsedolparen
+    _install_lines_in_substitutions()
+
+
+def _install_lines_in_substitutions() -> None:
+    """bashlex reads a substitution's first line only (`$(a\nb)`, `` `a\nb` ``, `<(a\nb)`): its
+    parse stops at a newline, as a line's does. The lines after it are read too, up to the `)`
+    or the end of the backquoted text; the substitution's command is then a list of them."""
+    import copy
+
+    from bashlex import ast, subst
+
+    parse = subst._recursiveparse
+
+    def fresh(arguments):
+        if arguments is None:
+            return None
+        return {**arguments, "parserstate": copy.copy(arguments["parserstate"])} if "parserstate" in arguments else dict(arguments)
+
+    def recursiveparse(parserobj, base, sindex, tokenizerargs=None):
+        node, endp = parse(parserobj, base, sindex, fresh(tokenizerargs))
+        nodes, n = [node], len(base)
+        while True:
+            j = max(sindex + endp, heredoc_end(nodes[-1]))
+            while j < n and base[j] in " \t":
+                j += 1
+            if j < n and base[j] == "#" and base[j - 1] in " \t;&|":  # a comment, to the end of its line
+                end = base.find("\n", j)
+                j = n if end < 0 else end
+            if j >= n or base[j] != "\n":
+                break
+            while j < n and base[j] in " \t\n":
+                j += 1
+            if j >= n or base[j] == ")":
+                endp = j - sindex
+                break
+            more, more_end = parse(parserobj, base, j, fresh(tokenizerargs))
+            if more_end <= 0:
+                break
+            nodes.append(more)
+            endp = j - sindex + more_end
+        if len(nodes) > 1:
+            node = ast.node(kind="list", parts=nodes, pos=(nodes[0].pos[0], nodes[-1].pos[1]))
+        return node, endp
+
+    subst._recursiveparse = recursiveparse
 
 
 _COMPOUND = lazy(r"[A-Za-z_][A-Za-z_0-9]*\+?=\(")
@@ -430,6 +581,9 @@ _DECLARATIONS = frozenset({"declare", "typeset", "local", "readonly", "export"})
 _FOREACH = lazy(r"foreach[ \t]+([A-Za-z_][A-Za-z_0-9]*)[ \t]*\(")
 _ZSH_END = lazy(r"end(?=[ \t\n;&|)]|$)")
 _ZSH_ALWAYS = lazy(r"always(?=[ \t\n])")
+_ZSH_ANONYMOUS = lazy(r"(?:\(\)|function)[ \t]*\{(?=[ \t\n])")
+_ZSH_REPEAT = lazy(r"repeat[ \t]+([0-9]+)(?:[ \t]*[;\n][ \t\n]*|[ \t]+)(?=do(?=[ \t\n;]))")
+_ZSH_CLOSE = lazy(r"\}(?=[ \t\n;&|)]|$)")
 
 
 def _compound_close(text: str, start: int) -> int:
@@ -457,8 +611,6 @@ def _quoted_end(text: str, i: int) -> int | None:
     character, a quoted part (the substitutions in double quotes skipped whole), a `$( )`,
     `${ }`, `$[ ]` or backquotes; -1 for a single quote that never closes; None when none starts
     there."""
-    from gatekeep.read.shellwords import expansion_end
-
     c, n = text[i], len(text)
     if c == "\\":
         return i + 2
@@ -471,18 +623,99 @@ def _quoted_end(text: str, i: int) -> int | None:
             if text[i] == "\\":
                 i += 2
             elif text.startswith(("$(", "${", "$[", "`"), i):
-                i = expansion_end(text, i)
+                i = _expansion_end(text, i)
             else:
                 i += 1
         return i + 1
-    if text.startswith(("$(", "${", "$[", "`"), i):
-        return expansion_end(text, i)
+    return _expansion_end(text, i) if text.startswith(("$(", "${", "$[", "`"), i) else None
+
+
+def _expansion_end(text: str, i: int) -> int:
+    """Where the `$( )`, `$(( ))`, `${ }`, `$[ ]` or backquotes at `text[i]` end, the parser's
+    way (substitution_end, nested_end)."""
+    from gatekeep.read.shellwords import expansion_end
+
+    if text.startswith("$((", i):
+        end = nested_end(text, i + 3, "(", ")")
+        return end + 1 if text.startswith(")", end) else substitution_end(text, i)
+    if text.startswith("$(", i):
+        return substitution_end(text, i)
+    if text.startswith("${", i):
+        return nested_end(text, i + 2, "{", "}")
+    if text.startswith("$[", i):
+        return nested_end(text, i + 2, "[", "]")
+    return expansion_end(text, i)
+
+
+def _install_quoted_word_ends() -> None:
+    """bashlex takes a word that starts and ends with `'` for one quoted string, and so hides
+    `$(cmd)` in `'x'$(cmd)'y'`; and it reads no process substitution in a word with a double
+    quote (`"x"<(cmd)`). Bash runs both. Such a word is read in two pieces, split after its first
+    quoted part or before the `<(`, each as bashlex reads it (no tilde at the second's start)."""
+    import copy
+
+    from bashlex import flags, subst, utils
+
+    expand = subst._expandwordinternal
+
+    def piece(wordtoken, start: int, end: int):
+        token = copy.copy(wordtoken)
+        token.value, token.lexpos, token.endlexpos = wordtoken.value[start:end], wordtoken.lexpos + start, wordtoken.lexpos + end
+        token.flags = utils.typedset(flags.word)
+        for flag in wordtoken.flags:
+            if flag != flags.word.DQUOTE or '"' in token.value:
+                token.flags.add(flag)
+        if start:
+            token.flags.add(flags.word.NOTILDE)
+        return token
+
+    def expandwordinternal(parserobj, wordtoken, qheredocument, qdoublequotes, quoted, isexp):
+        value = wordtoken.value
+        if qheredocument:
+            at = None
+        elif qdoublequotes:  # bashlex's parser says so of any word that starts with `"`
+            at = _quoted_end(value, 0) if value[:1] == '"' else None
+            at = at if at is not None and 0 < at < len(value) else None
+        else:
+            at = _split_point(value)
+        if at is None:
+            return expand(parserobj, wordtoken, qheredocument, qdoublequotes, quoted, isexp)
+        found, text = [], ""
+        for start, end in ((0, at), (at, len(value))):
+            inside = value[start] == '"' and bool(qdoublequotes or start)
+            parts, expanded = expandwordinternal(parserobj, piece(wordtoken, start, end), 0, inside, quoted, isexp)
+            found += parts
+            text += expanded
+        return found, text
+
+    subst._expandwordinternal = expandwordinternal
+
+
+def _split_point(value: str) -> int | None:
+    """Where to cut a word bashlex would misread (see _install_quoted_word_ends), or None."""
+    if len(value) > 2 and value[0] == "'" and value[-1] == "'":
+        close = value.find("'", 1)
+        if 0 < close < len(value) - 1:
+            return close + 1
+    if '"' in value and ("<(" in value or ">(" in value):
+        i = 0
+        while i < len(value):
+            if value.startswith(("<(", ">("), i):
+                if i > 0:
+                    return i
+                i = nested_end(value, i + 2, "(", ")")  # the word's own first one, whole
+                continue
+            after = _quoted_end(value, i)
+            i = i + 1 if after is None else after
+            if i < 0:
+                return None
     return None
 
 
 def _install_tokens() -> None:
     from bashlex import tokenizer, utils
 
+    _install_quoted_word_ends()
     _install_comsub_in_quotes()
     _install_heredocs_in_substitutions()
     read = tokenizer.tokenizer._readtoken
@@ -490,8 +723,26 @@ def _install_tokens() -> None:
 
     def readtoken(self):
         pending = getattr(self, "_gatekeep_pending", None)
-        if pending:
-            return pending.pop(0)
+        pattern = bool(self._parserstate & tokenizer.parserflags.CASEPAT)  # (reading a `)` ends it)
+        token = pending.pop(0) if pending else self._gatekeep_read()
+        kind = token if isinstance(token, types) else getattr(token, "ttype", None)
+        if self._shell_eof_token is not None and not pattern:
+            # a substitution's own parse: its `)` ends it, as a line's end does, wherever its
+            # parentheses are balanced (bashlex's grammar took it there after some commands only:
+            # `$(a && b)` failed)
+            depth = self.__dict__.get("_gatekeep_parens", 0)
+            if kind == types.RIGHT_PAREN and depth == 0:
+                return types.NEWLINE
+            self._gatekeep_parens = depth + (kind == types.LEFT_PAREN) - (kind == types.RIGHT_PAREN)
+        braces = self.__dict__.setdefault("_gatekeep_braces", [])  # True: a group zsh closes at any `}`
+        if kind == types.LEFT_CURLY:
+            braces.append(bool(braces and braces[-1]) or getattr(self, "_gatekeep_anonymous", False))
+            self._gatekeep_anonymous = False
+        elif kind == types.RIGHT_CURLY and braces:
+            braces.pop()
+        return token
+
+    def read_token(self):
         if self._token_to_read is None:
             text, i = self._shell_input_line, self._shell_input_line_index
             while i < len(text) and text[i] in " \t":
@@ -586,6 +837,29 @@ def _install_tokens() -> None:
             return start
         if last.ttype == types.RIGHT_CURLY and _ZSH_ALWAYS.match(text, i):
             return self._gatekeep_token(types.SEMICOLON, i, i + 6, ";")
+        anonymous = command_position and last.ttype != types.WORD  # (`function f() {` is bash's)
+        m = _ZSH_ANONYMOUS.match(text, i) if anonymous else None
+        if m is not None:  # `() { … }`, `function { … }`: run at once, as a group is
+            self._open_brace_count += 1
+            self._gatekeep_anonymous = True
+            return self._gatekeep_token(types.LEFT_CURLY, i, m.end(), "{")
+        braces = self.__dict__.get("_gatekeep_braces")
+        if braces and braces[-1] and not command_position and _ZSH_CLOSE.match(text, i):
+            # in zsh's own groups a `}` closes the group where bash would need a `;` before it
+            semicolon = self._gatekeep_token(types.SEMICOLON, i, i + 1, ";")
+            self._gatekeep_pending = [self._gatekeep_token(types.RIGHT_CURLY, i, i + 1, "}")]
+            return semicolon
+        m = _ZSH_REPEAT.match(text, i) if command_position else None
+        if m is not None:  # `repeat N do … done` (N a literal number): a loop over N
+            count, at = m.group(1), m.span(1)
+            start = self._gatekeep_token(types.FOR, i, i + 6, "for")
+            name = self._gatekeep_token(types.WORD, *at, "_")
+            inside = self._gatekeep_token(types.IN, *at, "in")
+            word = self._gatekeep_token(types.WORD, *at, count)
+            for token in (name, word):
+                token.flags = utils.typedset(tokenizer.wordflags)
+            self._gatekeep_pending = [name, inside, word, self._gatekeep_token(types.SEMICOLON, at[1], m.end(), ";")]
+            return start
         return None
 
     def gatekeep_token(self, kind, start: int, end: int, value: str):
@@ -594,6 +868,48 @@ def _install_tokens() -> None:
         return self._createtoken(kind, value)
 
     tokenizer.tokenizer._readtoken = readtoken
+    comsub = tokenizer.tokenizer._parse_comsub
+
+    def parse_comsub(self, doublequotes, open, close, *args, **kwargs):
+        """`$((` in a word: its end as nested_end finds it (bashlex counted parentheses, and a
+        case pattern's `)` in a `$( )` inside ended the expansion)."""
+        text, i = self._shell_input_line, self._shell_input_line_index
+        if open != "(":
+            return comsub(self, doublequotes, open, close, *args, **kwargs)
+        if not text.startswith("(", i):
+            found = comsub(self, doublequotes, open, close, *args, **kwargs)
+            if not _CASE_WORD.search(found):
+                return found
+            # bashlex's scan knows a case pattern's `)` only where the `case` opens the `$( )`:
+            # the parser finds where a `$( )` holding a `case` anywhere ends
+            end = _parsed_substitution_end(text, i)
+            if end is None:
+                return found
+            self._shell_input_line_index = end + 1
+            return text[i : end + 1]
+        end = nested_end(text, i + 1, "(", ")")
+        if end >= len(text) or text[end] != ")":
+            return comsub(self, doublequotes, open, close, *args, **kwargs)
+        self._shell_input_line_index = end + 1
+        return text[i : end + 1]
+
+    tokenizer.tokenizer._parse_comsub = parse_comsub
+    matched_pair = tokenizer.tokenizer._parse_matched_pair
+
+    def parse_matched_pair(self, doublequotes, open, close, *args, **kwargs):
+        """`${ … }` in a word: its end as nested_end finds it. bashlex read no `$( )` inside
+        one, and ended it at a `}` within (`${u:-$(f {p,q})}` ran `f {p,q}` in bash)."""
+        if open != "{" or not kwargs.get("dolbrace"):
+            return matched_pair(self, doublequotes, open, close, *args, **kwargs)
+        text, i = self._shell_input_line, self._shell_input_line_index
+        end = nested_end(text, i, "{", "}")
+        if end > len(text):
+            return matched_pair(self, doublequotes, open, close, *args, **kwargs)
+        self._shell_input_line_index = end
+        return text[i:end]
+
+    tokenizer.tokenizer._parse_matched_pair = parse_matched_pair
+    tokenizer.tokenizer._gatekeep_read = read_token
     tokenizer.tokenizer._gatekeep_token = gatekeep_token
     tokenizer.tokenizer._gatekeep_compound_assignment = compound_assignment
     tokenizer.tokenizer._gatekeep_zsh = zsh_forms

@@ -60,7 +60,7 @@ class _Scanner:
     def __init__(self, line: str, facts: RawFacts):
         self.s = line
         self.facts = facts
-        self.stack: list[str] = []  # "(" (subshell or substitution), '"', "`", "{" (parameter expansion)
+        self.stack: list[str] = []  # "(" (subshell or substitution), "((" (arithmetic), '"', "`", "{" (parameter expansion)
         self.pending: list[tuple[str, bool, bool]] = []  # heredocs waiting for the next newline
 
     @property
@@ -102,7 +102,10 @@ class _Scanner:
         j = self.expansion(i)
         if j:
             return j
-        if c in "<>" and s.startswith("(", i + 1):
+        if ctx == "((" and s.startswith("))", i):
+            self.stack.pop()
+            return i + 2
+        if c in "<>" and s.startswith("(", i + 1) and ctx != "((":  # (arithmetic has no `<(`)
             self.facts.substitutions.add(i)
             self.stack.append("(")
             return i + 2
@@ -112,6 +115,8 @@ class _Scanner:
         if c == ")":
             if ctx == "(":
                 self.stack.pop()
+            return i + 1
+        if ctx == "((":  # arithmetic: no comments, no heredocs (`<<` shifts)
             return i + 1
         if c == "#" and (i == 0 or s[i - 1] in _WORD_START):
             end = s.find("\n", i)
@@ -127,10 +132,16 @@ class _Scanner:
     def expansion(self, i: int) -> int:
         """Record and enter `$(`, backticks and `${`; return the next index, or 0 if none starts here."""
         s = self.s
+        if s.startswith("``", i):  # an empty substitution: it runs nothing
+            return i + 2
         if s[i] == "`":
             self.facts.substitutions.add(i)
             self.stack.append("`")
             return i + 1
+        if s.startswith("$((", i):  # arithmetic, up to its `))`
+            self.facts.substitutions.add(i)
+            self.stack.append("((")
+            return i + 3
         if s.startswith("$(", i):
             self.facts.substitutions.add(i)
             self.stack.append("(")
@@ -179,16 +190,21 @@ class _Scanner:
         resumes: the newline after the last terminator (a separator), or the end of the line."""
         s, n = self.s, len(self.s)
         resume = n
-        for delim, strip_tabs, quoted in self.pending:
+        backquoted = bool(self.stack) and self.stack[-1] == "`"  # bash reads the backquoted text apart:
+        for delim, strip_tabs, quoted in self.pending:  # its end ends a body too (`… <<EOF\n…\nEOF`)
             body_start, end, resume = i, n, n
             while i < n:
                 eol = s.find("\n", i)
                 eol = n if eol < 0 else eol
                 text = s[i:eol]
-                i = eol + 1
-                if (text.lstrip("\t") if strip_tabs else text) == delim:
+                line = text.lstrip("\t") if strip_tabs else text
+                if line == delim:
                     end = resume = eol
                     break
+                if backquoted and line.startswith(delim + "`"):
+                    end = resume = eol - len(line) + len(delim)
+                    break
+                i = eol + 1
             body = s[body_start:end]
             expands = not quoted and _body_has_substitution(body)
             self.facts.heredocs.append(Heredoc(body_start, end, quoted, expands))
@@ -196,9 +212,12 @@ class _Scanner:
         return resume
 
 
-def body_substitutions(text: str, start: int, end: int):
+def body_substitutions(text: str, start: int, end: int, end_of=None):
     """Where the `$( )` and backquotes bash runs in the unquoted heredoc body `text[start:end]`
-    stand, as (start, end) pairs: inside `$(( ))` and `${ }` too; quotes do not protect."""
+    stand, as (start, end) pairs: inside `$(( ))` and `${ }` too; quotes do not protect.
+    `end_of(text, i)` says where the one at `i` ends (expansion_end, which is approximate, unless
+    the parser's is given)."""
+    end_of = end_of or expansion_end
     i = start
     while i < end:
         c = text[i]
@@ -207,7 +226,7 @@ def body_substitutions(text: str, start: int, end: int):
         elif text.startswith("$((", i) or text.startswith("${", i):
             i += 3 if text[i + 1] == "(" else 2  # arithmetic, a parameter: look inside
         elif text.startswith("$(", i) or c == "`":
-            close = min(max(expansion_end(text, i), i + 1), end)
+            close = min(max(end_of(text, i), i + 1), end)
             yield i, close
             i = close
         else:

@@ -294,6 +294,10 @@ class _Walker:
             for part in node.parts:
                 self.walk(part)
             self.substitutions.add(node.pos[0])  # the raw scan reads `$((` as the start of a `$(`
+        elif kind == "parameterexpansion":  # `${x:-$(cmd)}`: the substitutions inside run
+            self.cover(*node.pos)
+            for part in node.parts:
+                self.walk(part)
         elif kind in ("word", "assignment"):  # outside a simple command: a `for` list, a function's name
             word = self.word(node)
             self.names.append(word)
@@ -364,7 +368,7 @@ class _Walker:
         start, end = node.pos
         self.cover(start, end)
         for part in getattr(node, "parts", ()):
-            if part.kind in ("commandsubstitution", "processsubstitution", "arithmetic"):
+            if part.kind in ("commandsubstitution", "processsubstitution", "arithmetic", "parameterexpansion"):
                 self.walk(part)
         return unquote(self.line[start:end])
 
@@ -424,10 +428,13 @@ class _Walker:
         """The commands of the `$( )` and backquotes bash runs in the unquoted heredoc body at
         `line[start:end]`, each parsed by itself (bashlex reads such a body as text). A body
         whose backquotes hold a backslash (bash unescapes it first) is left unread."""
+        from gatekeep.read.bashlex_grammar import substitution_end
         from gatekeep.read.crosscheck import body_substitutions
 
-        for at, close in body_substitutions(self.line, start, end):
+        for at, close in body_substitutions(self.line, start, end, substitution_end):
             backquoted = self.line[at] == "`"
+            if self.line[close - 1 : close] != ("`" if backquoted else ")") or close - 1 == at:
+                return  # one that does not close in the body: bash's own error, not a command to read
             inner_start = at + (1 if backquoted else 2)
             inner = self.line[inner_start : close - 1]
             if (backquoted and "\\" in inner) or not self.read_apart(inner, inner_start):
