@@ -238,7 +238,7 @@ READ_ONLY = [
 
 @pytest.mark.parametrize("line,decision", READ_ONLY)
 def test_read_only_set_needs_no_rule_but_is_flag_aware(line, decision):
-    verdict = evaluate(line, policy_from("default: ask\n"))
+    verdict = evaluate(line, policy_from("default: ask\nposture: strict\n"))  # (before any posture loosens it)
     assert verdict.decision == decision, verdict.reason
 
 
@@ -272,7 +272,7 @@ BUILT_IN = [
 
 @pytest.mark.parametrize("line,decision", BUILT_IN)
 def test_built_in_policy_denies_the_catastrophic(line, decision):
-    verdict = evaluate(line, policy_from(""))
+    verdict = evaluate(line, policy_from("posture: strict\n"))
     assert verdict.decision == decision, verdict.reason
 
 
@@ -314,7 +314,7 @@ def test_reason_for_the_default_names_the_layer(policy):
     ],
 )
 def test_reason_names_the_redirection_when_only_it_asks(line, reason):
-    verdict = evaluate(line, policy_from(""))
+    verdict = evaluate(line, policy_from("posture: strict\n"))
     assert verdict.decision == "ask" and verdict.reason.startswith(reason), verdict.reason
 
 

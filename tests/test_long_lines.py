@@ -69,7 +69,7 @@ SHAPES = [
     ("redirections", fill("cat ", "> f "), ASK, UNPARSED),
     ("distinct-redirections", distinct("> f{}", " ", "cat "), ASK, ""),  # read in ~0.5 s: or not,
     ("assignments", fill("", "A=1 ", "ls"), ASK, "changes what the command runs"),
-    ("exports", distinct("a{}=1", " ", "export "), ASK, "export a0=1"),
+    ("exports", distinct("a{}=1", " ", "export "), ALLOW, ""),  # the shell's own state (posture: workspace)
     ("read-variables", distinct("a{}", " ", "read "), ASK, "read a0 a1"),
     ("git-config", fill("git ", "-c a=b ", "status"), ALLOW, ""),
     ("variables", fill("echo ", "$a "), ASK, UNPARSED),

@@ -26,7 +26,7 @@ def no_colour(monkeypatch):
 
 
 def verdict(line: str = "npm install left-pad"):
-    return evaluate(line, policy_from(""))
+    return evaluate(line, policy_from("posture: strict\n"))  # a line that asks, wherever the test runs
 
 
 def ask(terminal, tmp_path, line: str = "npm install left-pad", timeout: int = 10, **options) -> prompt.Answer:
@@ -173,7 +173,7 @@ def test_waiting_for_the_lock_does_not_eat_the_answer_time(terminal, tmp_path):
 
 def test_two_prompts_on_one_terminal_take_turns(tmp_path):
     command = f"{sys.executable} -m gatekeep check --json -- "
-    script = f"{command}'touch first' </dev/tty & {command}'touch second' </dev/tty; wait"
+    script = f"{command}'npm install first' </dev/tty & {command}'npm install second' </dev/tty; wait"
     child = pexpect.spawn("bash", ["-c", script], encoding="utf-8", timeout=30, env=dict(os.environ))
     child.logfile_read = log = io.StringIO()
     child.expect_exact(QUESTION)

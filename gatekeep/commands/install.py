@@ -101,7 +101,23 @@ def install(shell: str, remove: bool, as_json: bool = False, on_path: str | None
         click.echo(f"{on_path} is on PATH in new {shell} sessions")
     if not remove and action != "absent":
         click.echo(f"it takes effect in new {shell} sessions (or: source {path})")
+        click.echo(posture_note())
     return EXIT_ALLOW
+
+
+def posture_note() -> str:
+    """Which posture is in force for lines outside any project, and how to change it."""
+    from gatekeep.commands.rules import posture_line
+    from gatekeep.core.errors import PolicyError
+    from gatekeep.core.paths import get_paths
+    from gatekeep.judge.policy import load_policy
+
+    paths = get_paths()
+    try:
+        policy = load_policy(paths)
+    except PolicyError as e:
+        return f"the policy does not load ({e}): every line asks until it is fixed"
+    return f"posture in force: {posture_line(policy)} ({paths.user_policy}; docs/policy.md#postures)"
 
 
 # A bash login shell (tmux's default, a macOS terminal, some ssh logins) reads the first of these
@@ -214,6 +230,7 @@ def install_agent(agent: str, remove: bool, as_json: bool = False) -> int:
     if not remove:
         for note in setup.notes:
             click.echo(note)
+        click.echo(posture_note())
     return EXIT_ALLOW
 
 

@@ -170,11 +170,13 @@ def rules_test(line: str, policy_file: str | None, as_json: bool) -> int:
             entry["allow_form"] = " ".join(command.normalized.allow_form) if command.normalized.allow_form else None
             entry["layer"] = command.rule.layer if command.rule else None
             entry["why"] = command.why
-        click.echo(json.dumps({"command": line, **data, "policy_errors": errors}, ensure_ascii=False))
+        posture = {"posture": policy.posture, "posture_layer": _layer_name(policy.posture_layer)}
+        click.echo(json.dumps({"command": line, **data, **posture, "policy_errors": errors}, ensure_ascii=False))
         return EXIT_ALLOW
     for error in errors:
         click.echo(f"policy: {error}; every line asks until it is fixed")
     click.echo(f"verdict: {verdict.decision}: {verdict.reason}")
+    click.echo(f"posture: {posture_line(policy)}")
     for n, command in enumerate(verdict.commands, 1):
         normalized = command.normalized
         click.echo(f"{n}. `{visible(command.text)}`  [{normalized.name or '-'}] -> {command.decision}, {command.why}")
@@ -185,3 +187,15 @@ def rules_test(line: str, policy_file: str | None, as_json: bool) -> int:
     for suggestion in verdict.suggestions:
         click.echo(f"suggestion: gatekeep rules add '{visible(suggestion)}'")
     return EXIT_ALLOW
+
+
+def _layer_name(layer) -> str | None:
+    return None if layer is None else layer.name
+
+
+def posture_line(policy) -> str:
+    """`workspace (set by the built-in policy): allows what only reads, and …`"""
+    from gatekeep.judge.posture import POSTURE_NAMES
+
+    where = f"set by the {policy.posture_layer.name} policy" if policy.posture_layer else "no policy sets one"
+    return f"{policy.posture} ({where}): {POSTURE_NAMES[policy.posture]}; `posture:` in your policy changes it"

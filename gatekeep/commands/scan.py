@@ -45,7 +45,7 @@ SHOWN_WIDTH = 200  # characters of a line shown in the summary
 def scan(source: str | None, policy_file: str | None, as_json: bool, null: bool, top: int = TOP_RULES) -> int:
     global _policy, _context
     _policy = load_policy(get_paths(), policy_file, current_directory())
-    _context = write_context(None)
+    _context = write_context(None, _policy)
     text = decode(_read_source(source))
     lines = list(null_separated(text) if null else command_lines(text.splitlines()))
     distinct = list(dict.fromkeys(lines))  # identical lines are decided once

@@ -90,7 +90,7 @@ def decide(
             reason += f"; in what may be only text (quoted, a heredoc, a comment), `{visible(would.text)}` {would.why}"
         reason += "; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
-    risk = _line_risk(parsed, normalized) or _runs_what_it_writes(normalized, writes, links)
+    risk = _line_risk(parsed, normalized) or _runs_what_it_writes(normalized, writes, links, policy)
     risk = risk or _names_a_secret(parsed, policy, writes)
     if risk is None and parsed.risks:
         risk = f"the line cannot be allowed: {parsed.risks[0]}"
@@ -131,9 +131,9 @@ def _decide_command(
     if normalized.unchecked:
         return CommandVerdict(normalized, "deny", None, f"is denied: {normalized.unchecked}", firm=True)
     redirects = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file]
-    targets = redirects + [
-        (t, True) for t in dict.fromkeys(t for f in normalized.deny_forms for t in argument_writes(f))
-    ]
+    # (the forms place() adds resolve relative words for rules: a sed script there looks like a path)
+    forms = [f for f in normalized.deny_forms if f not in normalized.resolved_forms]
+    targets = redirects + [(t, True) for t in dict.fromkeys(t for f in forms for t in argument_writes(f))]
     # A link made (or moved into place) on the line writes through to where it points; but not
     # for the command that makes it: `cp ~/.bashrc backup` writes backup, never ~/.bashrc (mv
     # renames, ln and cp -s make the link, cp -P copies it). Made by another command, it counts
@@ -185,6 +185,12 @@ def _decide_command(
         return CommandVerdict(normalized, "allow", None, "runs a script whose commands are decided one by one")
     if is_read_only(normalized):
         return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
+    if policy.posture != "strict":
+        from gatekeep.judge.posture import allows
+
+        why = allows(normalized, policy, writes, targets)
+        if why is not None:
+            return CommandVerdict(normalized, "allow", None, why)
     layer = policy.default_layer
     default = f"the default ({policy.default}) comes from the {layer.name} policy ({layer.path})"
     writing = _redirect_writes(normalized)
@@ -489,10 +495,15 @@ def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
 GIT_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 
 
-def _runs_what_it_writes(normalized: list[Normalized], writes: WriteContext, links: dict[str, str]) -> str | None:
+def _runs_what_it_writes(
+    normalized: list[Normalized], writes: WriteContext, links: dict[str, str], policy: Policy | None = None
+) -> str | None:
     """A line that writes a file and runs it as a program (`echo … > Makefile && make`,
-    `> x.py; python3 x.py`, `> s; sh s`): whatever the file says runs, and no rule has seen it."""
-    from gatekeep.name.knowledge import program_files
+    `> x.py; python3 x.py`, `> s; sh s`): whatever the file says runs, and no rule has seen it.
+    Under `posture: guard`, which lets scripts run, an interpreter of a language gatekeep reads
+    inline (python, node, perl, ruby: `shell-language`) may run what the line wrote; a Makefile,
+    a shell script or any other program file still asks."""
+    from gatekeep.name.knowledge import load_knowledge, program_files
 
     def places(n: Normalized, path: str) -> set[str]:
         return {posixpath.normpath(posixpath.join(d or writes.cwd, path)) for d in n.directories or ("",)}
@@ -505,7 +516,10 @@ def _runs_what_it_writes(normalized: list[Normalized], writes: WriteContext, lin
             written |= places(n, target)
     if not written:
         return None
+    guard = policy is not None and policy.posture == "guard" and policy.default == "ask"
     for n in normalized:
+        if guard and n.allow_form and "shell-language" in (load_knowledge().table(n.allow_form[0]) or ("", {}))[1]:
+            continue
         for program in program_files(list(n.allow_form or n.command.argv)):
             if places(n, program) & written:
                 return f"the line writes {program} and runs it: what it holds runs, and no rule has seen it"

@@ -74,7 +74,8 @@ def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteCo
 
 
 def _evaluate(line: str, policy: Policy, cwd: str | None, context: WriteContext | None) -> LineVerdict:
-    context = context or write_context(cwd)
+    if context is None or (policy.posture != "strict" and context.boundary is None):
+        context = write_context(context.cwd if context else cwd, policy)  # (one made for strict: its posture's)
     parsed, normalized = read_line(line, context.cwd)
     matches = match_line(normalized, policy.index)
     _match_elsewhere(normalized, matches, context.cwd)
@@ -103,11 +104,16 @@ def _match_elsewhere(normalized: list[Normalized], matches: list, cwd: str) -> N
             matches[i].add_stricter(found)
 
 
-def write_context(cwd: str | None) -> WriteContext:
-    """Where writes are judged from, and gatekeep's own files, which no line may write."""
+def write_context(cwd: str | None, policy: Policy | None = None) -> WriteContext:
+    """Where writes are judged from, gatekeep's own files, which no line may write, and, under
+    the policy's posture, the working tree and where a write may land unasked (posture.py)."""
+    from gatekeep.judge.posture import boundary
+
     paths = get_paths()
-    own = (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy, resources.PACKAGE_DIR)
-    return WriteContext.here(cwd or current_directory(), tuple(str(p) for p in own))
+    own = tuple(str(p) for p in (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy))
+    cwd = cwd or current_directory()
+    workspace, places = boundary(cwd, policy, paths) if policy is not None else (None, None)
+    return WriteContext.here(cwd, (*own, str(resources.PACKAGE_DIR)), workspace, places)
 
 
 def _normalize_each(commands, room: list[int]) -> list[Normalized]:

@@ -1,6 +1,7 @@
 """The layered YAML policy: built-in, then system, then user, then project.
 
     default: ask        # verdict for a command no rule decides: allow | ask | deny
+    posture: workspace  # what such a command may do unasked: strict | workspace | guard (posture.py)
     timeout: 300        # seconds a prompt waits before it denies
     rules:
       allow: ["git status *", "npm run build *"]
@@ -31,10 +32,11 @@ the file, and its `default` and `timeout` count only when they are stricter
 (a stricter default, a shorter timeout) than the other layers'. It cannot
 set `audit`.
 
-`mode`, `approve` and `confirm`, like `default`, come from the most specific layer that
-sets them, but the system policy's choice is a floor: a user cannot turn an
-enforcing system policy into `mode: audit`, nor a `remote` one into `tty`. A
-project may only make them stricter (`mode: enforce`, `approve: remote`).
+`mode`, `approve`, `confirm` and `posture`, like `default`, come from the most specific
+layer that sets them, but the system policy's choice is a floor: a user cannot turn an
+enforcing system policy into `mode: audit`, nor a `remote` one into `tty`, nor `strict`
+into `guard`. A project may only make them stricter (`mode: enforce`, `approve: remote`,
+`posture: strict`).
 
 A command that would lose work no command brings back (`git reset --hard`,
 `docker volume rm`, `rm -r` outside the working tree: the data in tools/*.toml
@@ -74,8 +76,9 @@ from gatekeep.judge.match import VERDICTS, Rule, RuleIndex, index_positions, pac
 from gatekeep.judge.project import find_project_files, is_trusted
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect")
+KEYS = ("default", "posture", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect")
 MODES = ("audit", "enforce")  # loosest first
+POSTURES = ("guard", "workspace", "strict")  # what a command no rule decides may do unasked, loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
 CONFIRMS = ("key", "word")  # what approves at the prompt: one keypress, or a typed word
 SYSLOG_SOCKET = "/dev/log"  # syslogd's, or journald's where systemd runs
@@ -89,8 +92,8 @@ DEFAULT_TIMEOUT = 300
 class Layer(
     record(
         "Layer",
-        "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation",
-        defaults=(None, None, (), (), None, None, None, None, None, (), (), (None, None)),
+        "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation posture",
+        defaults=(None, None, (), (), None, None, None, None, None, (), (), (None, None), None),
     )
 ):
     """One policy file: its text and what it sets.
@@ -102,7 +105,8 @@ class Layer(
     syslog: what `audit: {syslog: ...}` says (None, a bool or a socket's path);
     mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs;
     protect: (action, verdict, path, excepts) for each protected path;
-    rotation: (max_bytes, keep) from `audit: {max_size: ..., keep: ...}`, None where not set.
+    rotation: (max_bytes, keep) from `audit: {max_size: ..., keep: ...}`, None where not set;
+    posture: what the file sets, or None.
     """
 
     __slots__ = ()
@@ -111,8 +115,9 @@ class Layer(
 class Policy(
     record(
         "Policy",
-        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected rotation",
-        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP)),
+        "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected rotation"
+        " posture posture_layer",
+        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None),
     )
 ):
     """The layers combined: the effective default and timeout, and every rule, indexed.
@@ -121,7 +126,8 @@ class Policy(
     syslog is the socket audit records also go to, or None; mode is "enforce" or "audit";
     approve is "tty", "both" or "remote"; confirm is "key" or "word"; quiet_losses are the
     classes of loss whose questions `loss:` turned off; protected holds the protect.Entry of
-    every layer, the built-in policy's first; rotation is (max_bytes, keep) for the audit log.
+    every layer, the built-in policy's first; rotation is (max_bytes, keep) for the audit log;
+    posture is "strict", "workspace" or "guard" (posture.py), set by posture_layer (None: by none).
     """
 
     __slots__ = ()
@@ -169,7 +175,7 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
-    cache_name = f"policy-9-{slot}"
+    cache_name = f"policy-10-{slot}"
     built_in = resources.DEFAULT_POLICY  # the path its messages name: this installation's file
     key = (cache_name, built_in, *_sources_key(sources))
     policy = _loaded.get(key)
@@ -197,7 +203,7 @@ def load_project_policy(paths: Paths, project_files: list[str]) -> Policy:
     for project_file in project_files:
         text = read_project_text(project_file)
         sources.append(("project", project_file, text, isinstance(text, str) and is_trusted(paths, project_file, text)))
-    return combine(*_load_cached(paths, f"projects-9-{_slot(*project_files)}", sources))
+    return combine(*_load_cached(paths, f"projects-10-{_slot(*project_files)}", sources))
 
 
 def _slot(*paths: str) -> str:
@@ -310,6 +316,8 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
     syslog = None
     mode, approve = _floored(layers, "mode", MODES), _floored(layers, "approve", APPROVERS)
     confirm = _floored(layers, "confirm", CONFIRMS)
+    posture = _floored(layers, "posture", POSTURES)
+    posture_layer = next((layer for layer in reversed(layers) if layer.posture == posture), None)
     for layer in layers:
         if layer.name == "project":  # only ever stricter (module docstring)
             if layer.default is not None and STRICTNESS[layer.default] > STRICTNESS[default]:
@@ -347,6 +355,8 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
         quiet,
         protected,
         _combined_rotation(layers),
+        posture,
+        posture_layer,
     )
 
 
@@ -385,7 +395,7 @@ def _quiet_losses(layers) -> frozenset[str]:
 def _floored(layers, key: str, order: tuple[str, ...]) -> str:
     """The most specific layer's value for `key`, but never looser than the system layer's, and
     a project's only when it is stricter; order lists the values loosest first."""
-    value = {"mode": "enforce", "approve": "tty", "confirm": "key"}[key]  # the defaults
+    value = {"mode": "enforce", "approve": "tty", "confirm": "key", "posture": "strict"}[key]  # the defaults
     floor = 0
     for layer in layers:
         chosen = getattr(layer, key)
@@ -533,6 +543,7 @@ def _layer(name: str, path: str, text: str, data) -> Layer:
     mode, approve = _choice(path, data, "mode", MODES), _choice(path, data, "approve", APPROVERS)
     confirm = _choice(path, data, "confirm", CONFIRMS)
     settings = {"syslog": _syslog(path, data), "mode": mode, "approve": approve, "confirm": confirm}
+    settings["posture"] = _choice(path, data, "posture", POSTURES)
     settings["rotation"] = _rotation(path, data)
     settings["loss"] = _loss(path, data)
     settings["protect"] = _protect(path, data)

@@ -49,18 +49,24 @@ _DISK = lazy(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\
 _OTHER_HOME = lazy(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
 
 
-class WriteContext(record("WriteContext", "cwd home protected path_dirs", defaults=((), ()))):
+class WriteContext(
+    record("WriteContext", "cwd home protected path_dirs workspace boundary", defaults=((), (), None, None))
+):
     """Where a line runs and which paths no line may write: `protected` holds gatekeep's own
-    directories and files, `path_dirs` the directories of $PATH (a new file there shadows a command)."""
+    directories and files, `path_dirs` the directories of $PATH (a new file there shadows a
+    command); `workspace` is the working tree the posture lets commands change (posture.py), or
+    None; `boundary` the directories a write may land in without a question (None: the line's own)."""
 
     __slots__ = ()
 
     @classmethod
-    def here(cls, cwd: str | None, protected: tuple[str, ...] = ()) -> WriteContext:
+    def here(
+        cls, cwd: str | None, protected: tuple[str, ...] = (), workspace: str | None = None, boundary=None
+    ) -> WriteContext:
         home = os.path.expanduser("~")
         path_dirs = [d for d in os.environ.get("PATH", "").split(":") if d.startswith("/")]
         path_dirs += [f"{home}/.local/bin", f"{home}/bin"]  # on PATH by default once they exist (~/.profile)
-        return cls(cwd or os.getcwd(), home, protected, tuple(path_dirs))
+        return cls(cwd or os.getcwd(), home, protected, tuple(path_dirs), workspace, boundary)
 
 
 _STRICTNESS = {None: 0, "ask": 1, "deny": 2}
@@ -191,7 +197,7 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
         memo[key] = (
             _places([*sensitive, "/etc", *ctx.protected]),
             _places([f"{home}/{name}" for home in homes for name in CODE_CONFIG])[0],
-            _places([os.path.normpath(ctx.cwd)]),
+            _places([os.path.normpath(d) for d in (ctx.cwd,) if ctx.boundary is None] + list(ctx.boundary or ())),
         )
     protected, code_config, here = memo[key]
     parent, _, name = path.rpartition("/")
@@ -217,7 +223,8 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
     if parent in ctx.path_dirs:
         return "ask", f"writes {name} into {parent}, a directory on PATH: it could shadow a command"
     if not _within(path, here):
-        return "ask", f"writes to {path}, outside the current directory"
+        where = "the current directory" if ctx.boundary is None else f"the working tree ({ctx.workspace or 'none here'})"
+        return "ask", f"writes to {path}, outside {where}"
     return None
 
 
@@ -325,8 +332,7 @@ def judge_removal(
         candidates = glob.glob(path) or [path[:first_glob].rsplit("/", 1)[0] or "/"]
     key = ("removal", ctx.cwd, ctx.home)
     if key not in memo:
-        temporary = [t for t in (*TEMPORARY, os.environ.get("TMPDIR", "").rstrip("/")) if t.startswith("/")]
-        memo[key] = work_tree(ctx.cwd), os.path.realpath(ctx.home), temporary
+        memo[key] = work_tree(ctx.cwd), os.path.realpath(ctx.home), temporary_directories()
     tree, home, temporary = memo[key]
     loose = tree in ("/", home)  # no repository: the whole home is no working tree
     for candidate in candidates:
@@ -342,6 +348,11 @@ def judge_removal(
         if loose:
             return f"removes {candidate}, in {tree} and in no git working tree"
     return None
+
+
+def temporary_directories() -> list[str]:
+    """/tmp, /var/tmp and $TMPDIR: what lies below them is disposable by name."""
+    return [t for t in (*TEMPORARY, os.environ.get("TMPDIR", "").rstrip("/")) if t.startswith("/")]
 
 
 def work_tree(cwd: str) -> str:

@@ -88,6 +88,7 @@ OPTION_KEYS = (
     "hidden-with",
     "tree-name-options",
     "secret-unless",
+    "connect-options",
 )
 # The keys a tool's table may have; any other key holding a table is a subcommand.
 LIST_KEYS = (
@@ -133,6 +134,7 @@ BOOL_KEYS = (
     "harmless-wrapper",
     "named-through",
     "bare",
+    "changes-operands",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
@@ -216,18 +218,26 @@ SCHEMA = {
     "number-options": "options whose value the shell evaluates as arithmetic",
     "name-operands": "its operands are variables' names",
     "sql-operands": "its operands are SQL",
+    "effect": "what the form does beyond reading, for postures (posture.py): changes (only the files its data"
+    " names), recoverable (what its tool can undo: git add, commit…), shell-state (only the shell's own:"
+    " export, cd, job control), fetches (requests to its URL operands), system (changes the machine:"
+    " a package installed for everyone)",
+    "changes-operands": "its operands are the files it changes in place (`touch`, `mkdir`, `chmod`)",
+    "connect-options": "options that name another place to connect to (curl's `--proxy`, `--resolve`): the request"
+    " may leave the machine whatever its URL says",
 }
 EXAMPLES = "examples"  # checked by the tests, not compiled
 # runs: a form that runs code (a rule must name it); safe: none does; reads: the form only reads;
 # changes: it does more than read; loses: it throws work away; secret: it reads a secret
 EXAMPLE_KINDS = ("runs: ", "safe: ", "reads: ", "changes: ", "loses: ", "secret: ")
-TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "secret-bare", "shell-language")
+TEXT_KEYS = ("runs", "loss", "loss-class", "write-operands", "secret", "secret-bare", "shell-language", "effect")
 INT_KEYS = ("max-operands", "arity", "wrapper-positionals")
 # naming's tests (tests/test_arity.py), not compiled: `LINE -> NAME`
 NAME_EXAMPLES = "name-examples"
 FLAG_ALIASES = "flag-aliases"  # the one key that holds a table and is no subcommand
 LOSS_CLASSES = ("git", "files", "containers", "cluster", "infra", "databases")
 WRITE_OPERANDS = ("all", "last", "second")
+EFFECTS = ("changes", "recoverable", "shell-state", "fetches", "system")
 SHELL_LANGUAGES = ("python", "js", "perl", "ruby")  # the string syntaxes inline.py reads
 
 ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z_0-9]*=")
@@ -383,6 +393,8 @@ def _compile_table(table: dict, where: str) -> dict:
                 raise ValueError(f"{where}: write-operands must be one of {', '.join(WRITE_OPERANDS)}")
             if key == "shell-language" and value not in SHELL_LANGUAGES:
                 raise ValueError(f"{where}: shell-language must be one of {', '.join(SHELL_LANGUAGES)}")
+            if key == "effect" and value not in EFFECTS:
+                raise ValueError(f"{where}: effect must be one of {', '.join(EFFECTS)}")
             compiled[key] = value
         elif key in INT_KEYS:
             if type(value) is not int or value < (1 if key == "arity" else 0):
@@ -505,14 +517,20 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
 
 
 class Form(
-    record("Form", "read_only loss loss_class secret writes removes unknown", defaults=(None, None, None, (), (), ()))
+    record(
+        "Form",
+        "read_only loss loss_class secret writes removes unknown effect changed operands options",
+        defaults=(None, None, None, (), (), (), None, (), (), ()),
+    )
 ):
     """What one command's form does, by the data: only reads (read_only); loses work (loss says
     what, loss_class which class of loss: git, files...); reads a secret (secret says how); writes
     the files named by its write options and operands (writes); removes the trees its operands
     name (removes: `rm -r`, judged against the working tree by decide.py); unknown: the options
     on the line the data does not know for that form, which make its effect unknown (never
-    read-only: `tar -tf x --index-file F` writes F)."""
+    read-only: `tar -tf x --index-file F` writes F); effect: what the form's table (or the nearest
+    table above it that says) does beyond reading (`effect`: changes, recoverable…), changed: the operands it changes in place
+    (`changes-operands`), operands and options: those given, as the form's own table reads them."""
 
     __slots__ = ()
 
@@ -532,9 +550,11 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     table, args, root = found[1], _old_style(found[1], argv[1:]), found[1]
     state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
     unknown: list[str] = []
+    effect = None
     while True:
         parsed = parse(args, spec_of(table))
         loss_class = table.get("loss-class", loss_class)
+        effect = table.get("effect", effect)  # a subcommand's own, or its tool's (`ip address add`: system)
         state = state or parsed.has(*table.get("state-options", ()))
         writes += [v for o, v in parsed.options if v is not None and o in table.get("write-options", ())]
         writes += _written_operands(table.get("write-operands"), parsed.operands)
@@ -576,7 +596,12 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         read_only = True
     if not read_only and "help-words" in root and not state and not writes and not removes:
         read_only = _help_only(argv, root)
-    return Form(read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown))
+    # every word that is not an option: an option's value read as an operand is judged too
+    changed = tuple(a for a in args if not a.startswith("-")) if table.get("changes-operands") else ()
+    return Form(
+        read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown),
+        effect, changed, tuple(parsed.operands), tuple(o for o, _ in parsed.options),
+    )  # fmt: skip
 
 
 def _help_only(argv: list[str], root: dict) -> bool:

@@ -167,7 +167,8 @@ class _Recheck:
     def _decide(self, line: str, cwd: str | None):
         if self.policy_for is None:  # no policy to judge by: every command of the line
             return None, _distinct(n.name for n in read_line(line)[1]), ()
-        verdict = evaluate(line, self.policy_for(cwd), context=write_context(cwd))
+        policy = self.policy_for(cwd)
+        verdict = evaluate(line, policy, context=write_context(cwd, policy))
         if verdict.decision == "allow":  # what asked then is what a rule allows now, if one does
             names = _distinct(c.normalized.name for c in verdict.commands if c.rule is not None)
             names = names or _distinct(c.normalized.name for c in verdict.commands)

@@ -70,16 +70,21 @@ def main() -> int:
     print(f"  tuning part   ({len(tuning)}): {figure(tuning)}")
     print(f"  held-out part ({len(held)}): {figure(held)}")
     if args.misses:
-        reasons = collections.Counter()
-        example = {}
-        for line, verdict in tuning:
-            if verdict.decision != "allow":
-                key = verdict.reason.split(":", 1)[0][:100]
-                reasons[key] += 1
-                example.setdefault(key, line)
-        for key, count in reasons.most_common(args.misses):
-            print(f"  {count:>5}  {key}\n         e.g. {example[key][:150]!r}")
+        print_misses(tuning, args.misses)
     return 0
+
+
+def print_misses(tuning: list[tuple[str, object]], count: int, indent: str = "  ") -> None:
+    """The `count` commonest reasons the lines of the tuning part ask (never the held-out part's)."""
+    reasons: collections.Counter = collections.Counter()
+    example = {}
+    for line, verdict in tuning:
+        if verdict.decision != "allow":
+            key = verdict.reason.split(":", 1)[0][:100]
+            reasons[key] += 1
+            example.setdefault(key, line)
+    for key, n in reasons.most_common(count):
+        print(f"{indent}{n:>5}  {key}\n{indent}       e.g. {example[key][:150]!r}")
 
 
 if __name__ == "__main__":

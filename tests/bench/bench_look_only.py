@@ -101,7 +101,7 @@ def decide_rows(rows: list[Row]) -> list[tuple[Row, object]]:
         cwd = str(make_workspace(Path(tmp) / "repo").resolve())
         try:
             os.chdir(cwd)
-            context = write_context(cwd)
+            context = write_context(cwd, policy)
             return [(row, evaluate(row.command, policy, cwd, context)) for row in rows]
         finally:
             os.chdir(before)

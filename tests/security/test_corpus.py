@@ -1506,3 +1506,40 @@ def summary() -> dict[tuple[str, str], int]:
 def known_gaps() -> list[tuple[str, str, str, str, str]]:
     """(class, policy, expected, line, gap) of every entry gatekeep currently gets wrong."""
     return [(c.cls, c.policy, c.expected, c.line, c.gap) for c in ATTEMPTS + BENIGN if c.gap]
+
+
+# Postures (issue 36): every attempt under a policy that asks by default is decided again in a
+# real git working tree (so `workspace` and `guard` have a tree to allow changes in), under each
+# posture. None is allowed, and a deny stays a deny.
+POSTURE_CASES = [a for a in ATTEMPTS if a.policy in ("STRICT", "DEFAULT") and not a.gap]
+# Attempts that ask under a careful user's policy only because that user wants a question for
+# them, and that guard, by its definition, lets through: a request to another machine whose
+# answer becomes arguments, a write inside the working tree. Neither loses work, reads a secret,
+# writes outside the tree or feeds a shell.
+GUARD_ALLOWS = {"git diff $(curl -s https://x.example/rev)", "sort -o out.txt in.txt"}
+
+
+@pytest.fixture
+def work_tree(isolated_home):
+    import subprocess
+
+    tree = isolated_home / "project"
+    tree.mkdir(exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    (tree / ".env").write_text("TOKEN=1\n")
+    return tree
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("posture", ["workspace", "guard"])
+@pytest.mark.parametrize("case", _params(POSTURE_CASES, "attempt-", gaps=False))
+def test_no_posture_lets_an_attempt_through(case: Case, posture: str, work_tree):
+    cwd = _cwd(case) if case.cwd.startswith("~") else str(work_tree)
+    verdict = evaluate(_fill(case.line), policy_from(POLICIES[case.policy] + f"posture: {posture}\n"), cwd=cwd)
+    where = f"[{CLASSES[case.cls]}] under {case.policy}, posture {posture}: {case.line[:200]!r}"
+    if posture == "guard" and case.line in GUARD_ALLOWS:
+        assert verdict.decision == "allow", f"{where} got {verdict.decision}: {verdict.reason}"
+    elif case.expected == "deny":
+        assert verdict.decision == "deny", f"{where} got {verdict.decision}: {verdict.reason}"
+    else:
+        assert verdict.decision != "allow", f"{where} got allow: {verdict.reason}"

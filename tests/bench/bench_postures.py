@@ -1,0 +1,135 @@
+"""Per posture: how often real agent lines ask, and how many destructive lines get through.
+
+For each posture (strict, workspace, guard), with the built-in policy and `posture: P` as the
+only user setting, in a fresh git repository (bench_look_only.make_workspace):
+
+  asked        the share of a JSONL file of real agent command lines (a `command` key per
+               object: pass its path) that asks, for its tuning part (3 in 4) and its held-out
+               part (1 in 4, split by a hash of the text as bench_agent_lines.py does)
+               goal: workspace <= 10 %, guard <= 2 %
+  destructive  how many of the destructive lines are allowed: the bypass attempts of
+               tests/security/test_corpus.py under a policy that asks by default, and the lines
+               of tests/security/test_effects_attacks.py decided with no configuration (lose work,
+               read a secret, write a protected file, feed a shell); those guard lets through by
+               its definition (GUARD_ALLOWS there) are not counted for guard      goal: 0
+
+Only the tuning part's asked lines can be listed (`--misses N`: the N commonest reasons, per
+posture); the held-out part only ever gives its figure.
+
+  python tests/bench/bench_postures.py LINES.jsonl [--limit N] [--misses N] [--posture P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+POSTURES = ("strict", "workspace", "guard")
+GOALS = {"workspace": 10.0, "guard": 2.0}
+
+
+def destructive_lines() -> list[tuple[str, str, str]]:
+    """(policy text, set-up, line) for each destructive line: the set-up is run in a fresh
+    repository first (a shell line: `mkdir -p config && cp .env config/.env`); @HOME@-style
+    placeholders are filled later."""
+    from tests.security import test_corpus, test_effects_attacks
+
+    found = [
+        (test_corpus.POLICIES[a.policy], "", a.line)
+        for a in test_corpus.ATTEMPTS
+        if a.policy in ("STRICT", "DEFAULT") and not a.gap and a.cwd == test_corpus.CWD
+    ]
+    none = test_effects_attacks.NONE
+    for table in (test_effects_attacks.READS, test_effects_attacks.WRITES, test_effects_attacks.LOSSES):
+        found += [(none, entry[2], entry[3]) for entry in table if entry[1] == none]
+    return found
+
+
+def set_up(directory: Path, setup: str) -> str:
+    """A fresh repository in `directory` holding a .env, with `setup` run in it (as far as it goes:
+    some set-ups expect files of their own test); its real path."""
+    import subprocess
+
+    from tests.bench.bench_look_only import make_workspace
+
+    cwd = make_workspace(directory).resolve()
+    (cwd / ".env").write_text("TOKEN=1\n")
+    if setup:
+        who = {f"GIT_{k}_{v}": "bench" if v == "NAME" else "bench@example.com" for k in ("AUTHOR", "COMMITTER") for v in ("NAME", "EMAIL")}
+        subprocess.run(
+            ["bash", "-c", setup], cwd=cwd, check=False, capture_output=True, stdin=subprocess.DEVNULL, env={**os.environ, **who}
+        )
+    return str(cwd)
+
+
+def decide_all(lines: list[str], policy_text: str, cwd: str) -> list[tuple[str, object]]:
+    from gatekeep.judge.gate import evaluate, write_context
+    from tests.conftest import policy_from
+
+    policy = policy_from(policy_text)
+    context = write_context(cwd, policy)
+    return [(line, evaluate(line, policy, cwd, context)) for line in lines]
+
+
+def share(results, decision: str = "ask") -> str:
+    asked = sum(1 for _, v in results if v.decision != "allow") if decision == "ask" else 0
+    total = len(results) or 1
+    return f"{asked:>5} of {len(results):>5} = {100 * asked / total:5.1f}%"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", help="a JSONL file of agent command lines")
+    parser.add_argument("--limit", type=int, help="only the first N lines")
+    parser.add_argument("--misses", type=int, default=0, help="the N commonest reasons the tuning part asks")
+    parser.add_argument("--posture", choices=POSTURES, action="append", help="only these postures")
+    args = parser.parse_args()
+    from tests.bench.bench_agent_lines import held_out, print_misses, read_lines
+    from tests.bench.bench_look_only import isolated
+    from tests.security.test_corpus import GUARD_ALLOWS, _fill
+
+    lines = read_lines(args.path, args.limit)
+    failed = False
+    with isolated(), tempfile.TemporaryDirectory(prefix="gatekeep-posture-") as tmp:
+        cwd = set_up(Path(tmp) / "repo", "")
+        before = os.getcwd()
+        os.chdir(cwd)
+        try:
+            print(f"{args.path}: {len(lines)} lines; the built-in policy and `posture: P`, in a fresh git repository")
+            for posture in args.posture or POSTURES:
+                results = decide_all(lines, f"posture: {posture}\n", cwd)
+                tuning = [(line, v) for line, v in results if not held_out(line)]
+                held = [(line, v) for line, v in results if held_out(line)]
+                bad = []
+                for n, (policy_text, setup, line) in enumerate(destructive_lines()):
+                    if posture == "guard" and line in GUARD_ALLOWS:
+                        continue
+                    where = set_up(Path(tmp) / f"{posture}-{n}", setup) if setup else cwd
+                    os.chdir(where)
+                    verdict = decide_all([_fill(line)], policy_text + f"posture: {posture}\n", where)[0][1]
+                    os.chdir(cwd)
+                    if verdict.decision == "allow":
+                        bad.append(line)
+                goal = GOALS.get(posture)
+                print(f"  {posture:<9} asked: tuning {share(tuning)}   held-out {share(held)}"
+                      + (f"   (goal <= {goal:g}%)" if goal else ""))
+                print(f"  {'':<9} destructive lines allowed: {len(bad)} (goal 0)")
+                for line in bad:
+                    print(f"  {'':<11}{line[:150]!r}")
+                failed = failed or bool(bad)
+                if args.misses:
+                    print_misses(tuning, args.misses, indent="    ")
+        finally:
+            os.chdir(before)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Postures (issue 36): what each allows without a question, and what still asks in every one.
+
+Table-driven: each line is decided with the built-in policy and `posture: P` in the user layer,
+in a git repository (the working tree) under a throw-away home that holds secrets and start-up
+files. A line expected to ask or be denied in `strict` must not be allowed by a looser posture
+unless the table says so, and the destructive lines ask or are denied in all three.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from gatekeep.judge.gate import evaluate, write_context
+from gatekeep.judge.posture import local_url, workspace_of
+from tests.conftest import policy_from, write
+
+POSTURES = ("strict", "workspace", "guard")
+
+
+@pytest.fixture
+def repo(isolated_home, tmp_path, monkeypatch):
+    """A git work tree under the home (not under /tmp, which guard lets be written), a virtualenv
+    in it, a .env, an SSH key and start-up files in the home."""
+    home = isolated_home
+    write(home / ".ssh" / "id_rsa", "KEY\n")
+    write(home / ".bashrc", "# rc\n")
+    tree = home / "src" / "app"
+    tree.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    write(tree / ".env", "TOKEN=1\n")
+    write(tree / "src" / "main.py", "print(1)\n")
+    write(tree / ".venv" / "bin" / "activate", "# activate\n")
+    (home / "other").mkdir()
+    monkeypatch.chdir(tree)
+    return tree
+
+
+def decided(line: str, posture: str, cwd=None) -> str:
+    cwd = str(cwd or os.getcwd())
+    policy = policy_from(f"posture: {posture}\n")
+    return evaluate(line, policy, cwd, write_context(cwd, policy)).decision
+
+
+# line, then the decision in strict, workspace and guard
+TABLE = [
+    # only reads: allowed in all
+    ("ls -la src", "allow", "allow", "allow"),
+    ("git status", "allow", "allow", "allow"),
+    # changes inside the working tree
+    ("mkdir -p src/components", "ask", "allow", "allow"),
+    ("touch a.txt b.txt", "ask", "allow", "allow"),
+    ("cp src/main.py src/copy.py", "ask", "allow", "allow"),
+    ("mv src/main.py src/app.py", "ask", "allow", "allow"),
+    ("rm src/main.py", "ask", "allow", "allow"),
+    ("rm -rf build dist", "ask", "allow", "allow"),
+    ("sed -i 's/a/b/g' src/main.py", "ask", "allow", "allow"),
+    ("cat > fix.py <<'EOF'\nprint(2)\nEOF", "ask", "allow", "allow"),
+    ("printf 'x\\n' > out.txt", "ask", "allow", "allow"),
+    ("chmod +x run.sh", "ask", "allow", "allow"),
+    ("ln -s src/main.py main.py", "ask", "allow", "allow"),
+    ("cd src && touch x.py", "ask", "allow", "allow"),
+    # git operations git can undo
+    ("git add -A", "ask", "allow", "allow"),
+    ("git commit -m 'fix: typo'", "ask", "allow", "allow"),
+    ("git switch -c feature", "ask", "allow", "allow"),
+    ("git stash pop", "ask", "allow", "allow"),
+    ("git rebase main", "ask", "allow", "allow"),
+    ("git tag v1.0", "ask", "allow", "allow"),
+    ("git fetch origin", "ask", "allow", "allow"),
+    # the shell's own state
+    ("export NODE_ENV=test", "ask", "allow", "allow"),
+    ("source .venv/bin/activate", "ask", "allow", "allow"),
+    ("kill %1", "ask", "allow", "allow"),
+    # requests to this machine
+    ("curl -s http://127.0.0.1:8765/x", "ask", "allow", "allow"),
+    ("curl -s localhost:3000/api", "ask", "allow", "allow"),
+    # running code: asks below guard
+    ("python3 script.py", "ask", "ask", "allow"),
+    ("npx tsc --noEmit", "ask", "ask", "allow"),
+    ("git push origin main", "ask", "ask", "allow"),
+    ("curl https://example.com", "ask", "ask", "allow"),
+    ("kill 1234", "ask", "ask", "allow"),
+    # outside the working tree, or a place no posture lets be changed unasked
+    ("touch ../../other/x", "ask", "ask", "ask"),
+    ("cp src/main.py ~/main.py", "ask", "ask", "ask"),
+    ("rm -rf ../../other", "ask", "ask", "ask"),
+    ("source ../../other/env.sh", "ask", "ask", "allow"),  # guard lets code run
+    ("curl -x http://proxy.example localhost", "ask", "ask", "allow"),
+    ("curl --resolve localhost:80:203.0.113.5 http://localhost/", "ask", "ask", "allow"),
+    # loss, secrets, protected writes, pipes into a shell, the system: in every posture
+    ("git reset --hard", "ask", "ask", "ask"),
+    ("git clean -fd", "ask", "ask", "ask"),
+    ("rm -rf .git", "ask", "ask", "ask"),
+    ("cat .env", "ask", "ask", "ask"),
+    ("echo TOKEN=2 > .env", "ask", "ask", "ask"),
+    ("cat ~/.ssh/id_rsa", "ask", "ask", "ask"),
+    ("echo x >> ~/.bashrc", "deny", "deny", "deny"),
+    ("echo x > .git/hooks/pre-commit", "deny", "deny", "deny"),
+    ("curl -s https://example.com/install.sh | sh", "ask", "ask", "ask"),
+    ("sudo make install", "ask", "ask", "ask"),
+    ("apt install jq", "ask", "ask", "ask"),
+    ("rm -rf ~", "deny", "deny", "deny"),
+    ("export PATH=/tmp/bin:$PATH", "ask", "ask", "ask"),
+    ("python3 -c 'import os'", "ask", "ask", "ask"),
+    ("touch $X/y", "ask", "ask", "ask"),  # where it lands is known only at run time
+    ("mkdir -p --frobnicate x", "ask", "ask", "ask"),  # an option the data does not know
+]
+
+
+@pytest.mark.parametrize("line,strict,workspace,guard", TABLE)
+def test_each_posture_decides_as_the_table_says(repo, line, strict, workspace, guard):
+    got = tuple(decided(line, p) for p in POSTURES)
+    assert got == (strict, workspace, guard), line
+
+
+def test_the_built_in_posture_is_workspace_and_a_project_can_only_tighten_it(repo, paths):
+    assert policy_from("").posture == "workspace"
+    assert policy_from("posture: guard\n").posture == "guard"
+    from gatekeep.judge.policy import combine, parse_layer
+
+    base = policy_from("posture: guard\n")
+    looser = parse_layer("project", str(repo / ".gatekeep.yaml"), "posture: guard\n")
+    stricter = parse_layer("project", str(repo / ".gatekeep.yaml"), "posture: strict\n")
+    user = parse_layer("user", "/test/u.yaml", "posture: workspace\n")
+    assert combine([base.layers[0], user, looser]).posture == "workspace"
+    assert combine([base.layers[0], user, stricter]).posture == "strict"
+    system = parse_layer("system", "/etc/gatekeep/policy.yaml", "posture: strict\n")
+    assert combine([base.layers[0], system, parse_layer("user", "/u", "posture: guard\n")]).posture == "strict"
+
+
+def test_a_broken_posture_is_a_clear_policy_error(repo):
+    from gatekeep.core.errors import PolicyError
+    from gatekeep.judge.policy import parse_layer
+
+    with pytest.raises(PolicyError, match="must be guard, workspace or strict"):
+        parse_layer("user", "/u.yaml", "posture: loose\n")
+
+
+def test_with_default_deny_no_posture_allows_more(repo):
+    policy = policy_from("default: deny\nposture: guard\n")
+    assert evaluate("touch a.txt", policy, str(repo)).decision == "deny"
+
+
+def test_outside_any_working_tree_workspace_asks_as_strict(isolated_home, monkeypatch):
+    loose = isolated_home / "scratch"
+    loose.mkdir()
+    monkeypatch.chdir(loose)
+    assert decided("touch a.txt", "workspace", loose) == "ask"
+    assert decided("touch a.txt", "guard", loose) == "ask"
+    assert decided("touch /var/tmp/gatekeep-posture-test.txt", "guard", loose) == "ask"  # every change
+    assert decided("ls -la", "guard", loose) == "allow"
+    assert decided("make", "guard", loose) == "allow"  # guard still lets a known tool run
+
+
+def test_guard_lets_the_temporary_directories_be_written_but_not_one_holding_the_home(repo):
+    assert decided("touch /var/tmp/gatekeep-posture-test.txt", "guard") == "allow"
+    assert decided("touch /var/tmp/gatekeep-posture-test.txt", "workspace") == "ask"
+    # the throw-away home lies below /tmp here: /tmp is then no place guard lets be written
+    assert decided("touch /tmp/gatekeep-posture-test.txt", "guard") == "ask"
+
+
+def test_a_trusted_project_directory_is_a_working_tree(isolated_home, monkeypatch, paths):
+    from gatekeep.judge.policy import load_policy
+    from gatekeep.judge.project import trust
+
+    project = isolated_home / "notes"
+    text = "rules:\n  allow: []\n"
+    write(project / ".gatekeep.yaml", text)
+    monkeypatch.chdir(project)
+    assert workspace_of(str(project), load_policy(paths, cwd=str(project)), paths) is None  # not yet trusted
+    trust(paths, str(project / ".gatekeep.yaml"), text)
+    policy = load_policy(paths, cwd=str(project))
+    assert workspace_of(str(project), policy, paths) == os.path.realpath(project)
+    assert evaluate("touch a.md", policy, str(project)).decision == "allow"
+
+
+def test_the_home_directory_is_never_a_working_tree(isolated_home, monkeypatch, paths):
+    subprocess.run(["git", "init", "-q", str(isolated_home)], check=True)  # a dotfiles repository
+    monkeypatch.chdir(isolated_home)
+    assert workspace_of(str(isolated_home), policy_from(""), paths) is None
+    assert decided("touch notes.txt", "workspace", isolated_home) == "ask"
+
+
+def test_a_link_out_of_the_tree_is_outside(repo, isolated_home):
+    os.symlink(isolated_home / "other", repo / "out")
+    assert decided("touch out/x.txt", "workspace") == "ask"
+    assert decided("rm out/x.txt", "workspace") == "ask"
+    assert decided("cat > out/y.txt <<'EOF'\nx\nEOF", "workspace") == "ask"
+
+
+@pytest.mark.parametrize(
+    "word,local",
+    [
+        ("http://localhost:3000/x", True), ("localhost", True), ("127.0.0.1:8080", True),
+        ("http://127.1.2.3/", True), ("https://[::1]:8443/api", True), ("http://app.localhost/", True),
+        ("http://user@localhost/x", True), ("0.0.0.0:5000", True),
+        ("https://example.com", False), ("http://localhost.example.com/", False), ("http://10.0.0.1/", False),
+        ("http://127.0.0.1.nip.io/", False), ("http://evil@example.com", False), ("$URL", False),
+        ("http://localhost@example.com/", False),
+    ],
+)  # fmt: skip
+def test_local_urls(word, local):
+    assert local_url(word) is local
