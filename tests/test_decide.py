@@ -152,7 +152,8 @@ VERDICTS = [
     ("sudo git status", "ask"),
     ("env git status", "ask"),
     ("command git status", "ask"),
-    ("x=1", "ask"),
+    ("x=1", "allow"),  # the shell's own variable (posture: workspace, the built-in one)
+    ("PATH=/tmp", "ask"),
     # re-entry: scripts and the commands of xargs and find -exec are decided one by one
     ("bash -c 'git status'", "allow"),
     ("sh -c 'git status; rm x'", "deny"),

@@ -68,7 +68,7 @@ SHAPES = [
     ("distinct-pipes", distinct("a{}", "|"), DENY, TOO_MANY),
     ("redirections", fill("cat ", "> f "), ASK, UNPARSED),
     ("distinct-redirections", distinct("> f{}", " ", "cat "), ASK, ""),  # read in ~0.5 s: or not,
-    ("assignments", fill("", "A=1 ", "ls"), ASK, "changes what the command runs"),
+    ("assignments", fill("", "A=1 ", "ls"), ALLOW, ""),  # A is no variable that changes what runs
     ("exports", distinct("a{}=1", " ", "export "), ALLOW, ""),  # the shell's own state (posture: workspace)
     ("read-variables", distinct("a{}", " ", "read "), ASK, "read a0 a1"),
     ("git-config", fill("git ", "-c a=b ", "status"), ALLOW, ""),

@@ -74,6 +74,17 @@ TABLE = [
     ("export NODE_ENV=test", "ask", "allow", "allow"),
     ("source .venv/bin/activate", "ask", "allow", "allow"),
     ("kill %1", "ask", "allow", "allow"),
+    ("kill -TERM %2", "ask", "allow", "allow"),
+    ("SERVER_PID=$!", "ask", "allow", "allow"),
+    ("NODE_ENV=test", "ask", "allow", "allow"),
+    # variables set for one command are the command's business, unless they decide what runs
+    ("PORT=3333 pnpm start", "ask", "ask", "allow"),
+    ("NODE_ENV=test git status", "allow", "allow", "allow"),
+    ("PYTHONPATH=. python3 x.py", "ask", "ask", "ask"),
+    ("GIT_SSH_COMMAND='sh -c id' git fetch", "ask", "ask", "ask"),
+    ("lsof -ti:3000 | xargs kill -9", "ask", "ask", "allow"),
+    ("git co feature", "ask", "ask", "ask"),  # an alias may run a shell command (`shell-aliases`)
+    ("pnpm build", "ask", "ask", "allow"),  # a script of the project
     # requests to this machine
     ("curl -s http://127.0.0.1:8765/x", "ask", "allow", "allow"),
     ("curl -s localhost:3000/api", "ask", "allow", "allow"),
@@ -204,3 +215,60 @@ def test_a_link_out_of_the_tree_is_outside(repo, isolated_home):
 )  # fmt: skip
 def test_local_urls(word, local):
     assert local_url(word) is local
+
+
+# The shell's own state, in real bash and zsh carrying the hook: under `workspace` these run
+# without a question and do what they say; under `strict` they ask, and a denied one does nothing.
+def _shell_in_a_tree(tmp_path, shell: str, posture: str):
+    from gatekeep.core.paths import get_paths
+    from tests.shells import Shell, hook_text
+
+    write(get_paths().user_policy, f"posture: {posture}\ntimeout: 30\n")
+    home = tmp_path / f"home-{shell}-{posture}"
+    work = home / "work"
+    work.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    write(work / ".venv" / "bin" / "activate", "GK_VENV=active\n")
+    return Shell(shell, home, hook_text(shell))
+
+
+def _settle(sh) -> None:
+    """Read prompts until the output of a marker line: whatever the shell printed between lines
+    (a job's end) is behind us."""
+    output = sh.run("echo GK-SETTLED-$((6 * 7))")  # (42 is in the output only, not in the line typed)
+    while "GK-SETTLED-42" not in output:
+        sh.child.expect_exact("GK-READY> ")
+        output = sh.child.before
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_the_shells_own_state_runs_unasked_in_workspace(tmp_path, shell):
+    sh = _shell_in_a_tree(tmp_path, shell, "workspace")
+    try:
+        sh.run("export GK_POSTURE_TEST=on")
+        sh.run("source .venv/bin/activate")
+        assert "v=on/active" in sh.run('echo "v=$GK_POSTURE_TEST/$GK_VENV"')
+        sh.run("sleep 60 & kill %1; wait")  # the shell's own job, gone: `wait` returns at once
+        _settle(sh)  # (zsh reports the ended job at a prompt of its own)
+        assert "sleep" not in sh.run("jobs")
+        sh.run("mkdir -p src && touch src/a.py")
+        assert sh.exists("src/a.py")
+        _, asked = sh.type("kill 1", answer="d")  # a process id, not the shell's own job: asks
+        assert asked
+    finally:
+        sh.close()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_under_strict_the_same_lines_ask(tmp_path, shell):
+    sh = _shell_in_a_tree(tmp_path, shell, "strict")
+    try:
+        _, asked = sh.type("export GK_POSTURE_TEST=on", answer="d")
+        assert asked
+        assert "v=/" in sh.run('echo "v=$GK_POSTURE_TEST/"')  # denied: never set
+        _, asked = sh.type("touch made.txt", answer="d")
+        assert asked and not sh.exists("made.txt")
+    finally:
+        sh.close()

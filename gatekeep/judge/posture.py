@@ -92,6 +92,8 @@ def allows(normalized, policy, writes, targets=()) -> str | None:
     form = normalized.allow_form
     if not form:
         return None
+    if not normalized.command.argv:  # `SERVER_PID=$!`, `NODE_ENV=test`: the shell's own variables
+        return _assignments(normalized)
     if "/" in form[0]:  # `/usr/bin/git`, `./cp`: a path can be any program; guard judges it (below)
         return _guard_program(normalized, policy, writes, targets)
     from gatekeep.name.knowledge import form_of, load_knowledge, load_table
@@ -112,6 +114,19 @@ def allows(normalized, policy, writes, targets=()) -> str | None:
     if policy.posture == "guard":
         return _guard(normalized, facts, writes, [*targets, *touched])
     return _workspace(normalized, facts, writes)
+
+
+def _assignments(normalized) -> str | None:
+    """A line of assignments alone sets the shell's own variables: allowed unless one changes
+    what later commands run (variables.py; `PATH=…` and its kind also meet the built-in ask rules)."""
+    from gatekeep.name.variables import changes_what_runs
+    from gatekeep.name.wrappers import ASSIGNMENT
+
+    for word in normalized.command.assignments:
+        m = ASSIGNMENT.match(word)
+        if m is None or changes_what_runs(m.group(1)):
+            return None
+    return "as the posture allows: it sets the shell's own variables"
 
 
 def _guard_program(normalized, policy, writes, targets) -> str | None:
@@ -157,10 +172,10 @@ def _guard(normalized, facts, writes, touched) -> str | None:
 
 
 def _known_program(form, writes) -> bool:
-    """Whether guard may judge `form` by its data: a tool the data knows, by a subcommand it knows
-    when it has any (`git co` may be an alias that runs a shell command), or a program file inside
-    the working tree (`./run.sh`). Of a program it knows nothing about gatekeep cannot say that it
-    loses nothing: that asks."""
+    """Whether guard may judge `form` by its data: a tool the data knows (by a subcommand it knows,
+    for one whose unknown subcommands may be aliases that run a shell command: `git co`,
+    `shell-aliases`), or a program file inside the working tree (`./run.sh`). Of a program it
+    knows nothing about gatekeep cannot say that it loses nothing: that asks."""
     from gatekeep.name.knowledge import load_knowledge, spec_of
     from gatekeep.name.options import parse
 
@@ -171,9 +186,9 @@ def _known_program(form, writes) -> bool:
     if found is None:
         return False
     table = found[1]
+    if not table.get("shell-aliases"):
+        return True  # (`pnpm build`, `cargo foo`: a script of the project, a program on PATH)
     names = set(table.get("sub", ())) | set(table.get("subcommands", ()))
-    if not names:
-        return True
     first = parse(list(form[1:]), spec_of(table)).first_operand
     return first < 0 or form[1 + first] in names
 

@@ -135,6 +135,7 @@ BOOL_KEYS = (
     "named-through",
     "bare",
     "changes-operands",
+    "shell-aliases",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
@@ -223,6 +224,7 @@ SCHEMA = {
     " export, cd, job control), fetches (requests to its URL operands), system (changes the machine:"
     " a package installed for everyone)",
     "changes-operands": "its operands are the files it changes in place (`touch`, `mkdir`, `chmod`)",
+    "shell-aliases": "a subcommand it does not know may be an alias that runs a shell command (git's `!`): guard asks",
     "connect-options": "options that name another place to connect to (curl's `--proxy`, `--resolve`): the request"
     " may leave the machine whatever its URL says",
 }

@@ -43,12 +43,6 @@ TOO_BROAD = frozenset(
     "rsync nc ncat socat kill pkill killall shred truncate mkfs crontab at git npm npx pnpm yarn make".split()
 )
 
-# Variables that do not change what program runs or what it executes.
-HARMLESS_VARIABLES = frozenset(
-    "LANG LANGUAGE TZ NO_COLOR FORCE_COLOR CLICOLOR CLICOLOR_FORCE TERM COLORTERM COLUMNS LINES "
-    "NODE_ENV RUST_BACKTRACE RUST_LOG PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE GOOS GOARCH "
-    "CGO_ENABLED GO111MODULE GOEXPERIMENT CI DEBUG VERBOSE TIME_STYLE LS_COLORS GREP_COLORS".split()
-)
 
 
 class Normalized(
@@ -405,7 +399,10 @@ def _literal(word: str) -> str:
 
 
 def _harmless(variable: str) -> bool:
-    return variable in HARMLESS_VARIABLES or variable.startswith("LC_")
+    """A variable set for the command alone that cannot change what it runs (variables.py)."""
+    from gatekeep.name.variables import changes_what_runs
+
+    return not changes_what_runs(variable)
 
 
 def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
