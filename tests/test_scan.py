@@ -67,10 +67,26 @@ def test_scan_summary(capsys, tmp_path, paths):
         "6 lines: 1 allowed, 4 would ask, 1 denied\n"
         "denied: 1 line, 1 distinct, most frequent first:\n"
         "       1  rm -rf ~\n"
+        # (npm passes --watch and --prod to the script: options gatekeep cannot know, so they ask)
+        "`posture: guard` would have removed 2 of the 4 asks (what it lets through: docs/policy.md#postures)\n"
         "this rule would remove 75% of the asks (3 of 4):\n"  # cargo build * would remove only one
         "  gatekeep rules add 'npm run build *'  # removes 3\n"
     )
     assert not Path(paths.audit_log).exists()
+
+
+def test_scan_says_what_a_looser_posture_would_remove(capsys, tmp_path, paths, monkeypatch):
+    tree = tmp_path / "app"
+    tree.mkdir()
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    monkeypatch.chdir(tree)
+    write(paths.user_policy, "posture: strict\n")
+    path = write(tmp_path / "history", "mkdir -p src\ntouch src/a.py\ngit add -A\npython3 x.py\nls\n")
+    assert main(["scan", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "5 lines: 1 allowed, 4 would ask, 0 denied"
+    assert "`posture: workspace` would have removed 3 of the 4 asks" in out[1]  # not python3 x.py
+    assert "`posture: guard` would have removed 4 of the 4 asks" in out[2]
 
 
 def test_scan_json_is_one_check_object_per_line_in_order(capsys, tmp_path, monkeypatch):

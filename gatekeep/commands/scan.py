@@ -73,8 +73,29 @@ def scan(source: str | None, policy_file: str | None, as_json: bool, null: bool,
     counts = f"{tally['allow']:,} allowed, {tally['ask']:,} would ask, {tally['deny']:,} denied"
     click.echo(f"{len(lines):,} lines: {counts}")
     _show_denied(denied)
+    if top:  # (--top 0: no suggestion of any kind)
+        _show_postures([line for line in lines if decided[line][0] == "ask"])
     _show_suggestions(asked, top)
     return EXIT_ALLOW
+
+
+def _show_postures(asked_lines: list[str]) -> None:
+    """For each posture looser than the one in force, how many of the asked lines it would have
+    allowed (they are decided again under it, in the directory scan runs in)."""
+    from gatekeep.judge.policy import POSTURES
+
+    if not asked_lines or _policy.default != "ask":
+        return
+    distinct = collections.Counter(asked_lines)
+    for posture in reversed(POSTURES[: POSTURES.index(_policy.posture)]):  # the nearest first
+        policy = _policy._replace(posture=posture)
+        context = write_context(None, policy)
+        removed = sum(n for line, n in distinct.items() if evaluate(line, policy, context=context).decision == "allow")
+        if removed:
+            click.echo(
+                f"`posture: {posture}` would have removed {removed:,} of the {len(asked_lines):,} asks"
+                " (what it lets through: docs/policy.md#postures)"
+            )
 
 
 # Set before the worker processes fork, so each has the policy without pickling it.
