@@ -81,6 +81,11 @@ def _show(s: dict) -> None:
             f"{asks['now_denied']:,} denied, {asks['still_ask']:,} would still ask"
             + (f" ({asks['no_rule']:,} that no rule can allow)" if asks["no_rule"] else "")
         )
+    for entry in s.get("postures", ()):
+        click.echo(
+            f"`posture: {entry['posture']}` would remove {entry['removes']:,} of the {asks['still_ask']:,} that still ask"
+            " (what it lets through: docs/policy.md#postures)"
+        )
     if s["rules"]:
         commands = [f"gatekeep rules add {visible(shlex.quote(r['rule']))}" for r in s["rules"]]
         share = f"{s['removed'] / asks['still_ask']:.0%}"

@@ -74,8 +74,9 @@ def summarize(
     top: int = TOP_NAMES,
 ) -> dict:
     """Counts by decision, outcome, mode and answer; the most asked names; and, with `policy_for`
-    (a directory -> the policy in force there now), what the asked lines get now and the rules
-    that would remove most of those that still ask.
+    (a directory -> the policy in force there now), what the asked lines get now, the rules
+    that would remove most of those that still ask, and how many of them each looser posture
+    would allow.
 
     Anything in `records` that is not a dict with a string `command` counts as unreadable. A line
     blocked because the policy did not load counts under policy_errors, not as a decision; its
@@ -87,6 +88,7 @@ def summarize(
     names: collections.Counter = collections.Counter()
     now: collections.Counter = collections.Counter(dict.fromkeys(DECISIONS, 0))
     still_asked: list[tuple[str, ...]] = []
+    looser: collections.Counter = collections.Counter()  # posture -> how many still-asked lines it allows
     count = unreadable = audit_mode = audit_blocked = prompted = policy_errors = 0
     first = last = None
     recheck = _Recheck(policy_for)
@@ -116,6 +118,7 @@ def summarize(
                 now[decision] += 1
                 if decision == "ask":
                     still_asked.append(suggestions)
+                    looser.update(recheck.looser_postures(record["command"], cwd))
     rules, removed = best_suggestions(still_asked, TOP_SUGGESTIONS)
     return {
         "records": count,
@@ -140,6 +143,7 @@ def summarize(
         },
         "rules": [{"rule": r, "removes": n} for r, n in zip(rules, removals(still_asked, rules), strict=True)],
         "removed": removed,
+        "postures": [{"posture": p, "removes": n} for p, n in sorted(looser.items(), key=lambda i: -i[1])],
     }
 
 
@@ -162,6 +166,22 @@ class _Recheck:
         key = (line, cwd)
         if key not in self.seen:
             self.seen[key] = self._decide(line, cwd)
+        return self.seen[key]
+
+    def looser_postures(self, line: str, cwd: str | None) -> list[str]:
+        """The postures looser than the one in force in `cwd` under which `line`, which asks, would
+        be allowed; each line and directory is decided once."""
+        key = ("looser", line, cwd)
+        if key not in self.seen:
+            from gatekeep.judge.policy import POSTURES
+
+            policy = self.policy_for(cwd)  # (loaded once per directory by policies_now)
+            found = []
+            for posture in POSTURES[: POSTURES.index(policy.posture)] if policy.default == "ask" else ():
+                looser = policy._replace(posture=posture)
+                if evaluate(line, looser, context=write_context(cwd, looser)).decision == "allow":
+                    found.append(posture)
+            self.seen[key] = found
         return self.seen[key]
 
     def _decide(self, line: str, cwd: str | None):
