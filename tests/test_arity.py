@@ -165,6 +165,24 @@ def test_an_always_rule_allows_the_line_it_came_from():
         assert evaluate(line, policy_from(f"rules:\n  allow:{rules}\n")).decision == "allow", line
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'python3 -c "import os\nprint(1)"', 'python3 -c "a  =  1"', "curl -d '{\"a\": 1}' http://localhost:8000/x",
+        "node -e 'console.log(1)'", "printf 'a  b\n' > out.txt", "git commit -m 'two  spaces'",
+    ],
+)  # fmt: skip
+def test_a_suggestion_is_tried_on_the_spot(line):
+    """Every suggestion allows the line it was offered for, or there is none: "always" never adds a
+    rule that asks again at once (issue 36)."""
+    import json
+
+    found = suggestions(line)
+    for s in found:
+        policy = policy_from("posture: strict\nrules:\n  allow: [" + json.dumps(s) + "]\n")
+        assert evaluate(line, policy).decision == "allow", (line, s)
+
+
 def bare_names() -> list[str]:
     """Every name (tools and their aliases) whose table says `wrapper` or `bare`."""
     from gatekeep.name.knowledge import load_knowledge

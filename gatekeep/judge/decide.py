@@ -616,6 +616,17 @@ def _suggestions(line: str, verdicts: tuple[CommandVerdict, ...]) -> tuple[str, 
             continue
         s = _exact_pattern(v.normalized) if v.exact else v.normalized.suggestion
         # only where an allow rule would change the verdict: asked by the default, not by an ask rule
-        if v.decision == "ask" and v.rule is None and s and s not in found:
+        if v.decision == "ask" and v.rule is None and s and s not in found and _fits(s, v.normalized):
             found.append(s)
     return tuple(found[:MAX_SUGGESTIONS])
+
+
+def _fits(pattern: str, normalized: Normalized) -> bool:
+    """Whether an allow rule `pattern` matches the command it is suggested for, tried on the spot:
+    a suggestion that would not (code with a newline or a run of spaces in it) is none at all, as
+    "always" would ask again at once."""
+    from gatekeep.judge.match import RuleIndex, match_line
+    from gatekeep.judge.policy import Layer
+
+    layer = Layer("suggestion", "<suggested rule>", "", None, None, (("allow", pattern, ()),))
+    return match_line([normalized], RuleIndex((layer,)))[0].allow is not None
