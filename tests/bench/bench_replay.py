@@ -1,0 +1,141 @@
+"""Replay: a project's agent lines in order, with a user who answers "always" to every question.
+
+Reads a JSONL file of agent command lines with a `command` and a `source` (the trajectory it was
+first seen in, as tests/bench/bench_agent_lines.py reads them), groups the lines by project (the
+repository a trajectory worked on: `astropy__astropy-12907` is astropy), keeps each project's lines
+in file order, and replays them under the built-in policy and `posture: P`, in a fresh git
+repository. At each question the simulated user answers "always" with the first suggestion (the
+rule is added to the user policy, as the prompt adds it), or, when there is none, "once". The
+corpus is unlabelled and treated as benign; the destructive lines are those of bench_postures.py,
+decided at the end under each project's learned rules.
+
+  questions   per 100 lines after a project's first 100 lines        goal <= 2
+  learned     rules learned, and how many of them are exact lines (no `*`)
+  destructive destructive lines the learned rules let through         goal 0
+
+Projects are split into a tuning part (3 in 4) and a held-out part (1 in 4) by a hash of their
+name; only figures are printed for either.
+
+  python tests/bench/bench_replay.py LINES.jsonl [--posture P] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WARM_UP = 100  # a project's first lines, where learning is expected
+
+
+def projects(path: str, limit: int | None) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    with open(path, encoding="utf-8") as stream:
+        for n, raw in enumerate(stream):
+            if limit and n >= limit:
+                break
+            if raw.strip():
+                entry = json.loads(raw)
+                task = entry.get("source", "").rstrip("/").split("/")[-2:-1] or ["unknown"]
+                found[task[0].split("__")[0]].append(entry["command"])
+    return found
+
+
+def replay(lines: list[str], posture: str, cwd: str) -> tuple[int, int, list[str]]:
+    """(questions after the warm-up, lines after it, the rules learned) for one project."""
+    from gatekeep.judge.gate import evaluate, write_context
+    from tests.conftest import policy_from
+
+    rules: list[str] = []
+
+    def policy_now():
+        return policy_from(f"posture: {posture}\nrules:\n  allow: {json.dumps(rules)}\n")
+
+    policy = policy_now()
+    context = write_context(cwd, policy)
+    asked = counted = 0
+    for n, line in enumerate(lines):
+        verdict = evaluate(line, policy, cwd, context)
+        if n >= WARM_UP:
+            counted += 1
+            asked += verdict.decision == "ask"
+        if verdict.decision == "ask" and verdict.suggestions and verdict.suggestions[0] not in rules:
+            rules.append(verdict.suggestions[0])
+            policy = policy_now()
+    return asked, counted, rules
+
+
+def layered(system_text: str, user_text: str):
+    """The built-in policy, `system_text` as the system layer and `user_text` as the user's."""
+    from gatekeep.judge.policy import combine, parse_layer
+    from tests.conftest import policy_from
+
+    base = policy_from("")
+    system = parse_layer("system", "/bench/system.yaml", system_text)
+    return combine([base.layers[0], system, parse_layer("user", "/bench/user.yaml", user_text)])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", help="a JSONL file of agent command lines, with their `source`")
+    parser.add_argument("--posture", choices=("strict", "workspace", "guard"), action="append")
+    parser.add_argument("--limit", type=int, help="only the first N lines of the file")
+    args = parser.parse_args()
+    from tests.bench.bench_agent_lines import held_out
+    from tests.bench.bench_look_only import isolated
+    from gatekeep.judge.gate import evaluate
+    from tests.bench.bench_postures import destructive_lines, set_up
+    from tests.security.test_corpus import GUARD_ALLOWS, _fill
+
+    grouped = projects(args.path, args.limit)
+    failed = False
+    with isolated(), tempfile.TemporaryDirectory(prefix="gatekeep-replay-") as tmp:
+        cwd = set_up(Path(tmp) / "repo", "")
+        before = os.getcwd()
+        os.chdir(cwd)
+        try:
+            long = {name: lines for name, lines in grouped.items() if len(lines) > WARM_UP}
+            print(f"{args.path}: {len(grouped)} projects, {len(long)} with more than {WARM_UP} lines")
+            for posture in args.posture or ("strict", "workspace", "guard"):
+                parts = {"tuning": [0, 0, 0, 0], "held-out": [0, 0, 0, 0]}  # asked, counted, rules, exact
+                through = set()
+                for name, lines in sorted(long.items()):
+                    asked, counted, rules = replay(lines, posture, cwd)
+                    part = parts["held-out" if held_out(name) else "tuning"]
+                    part[0] += asked
+                    part[1] += counted
+                    part[2] += len(rules)
+                    part[3] += sum("*" not in r for r in rules)
+                    learned = f"rules:\n  allow: {json.dumps(rules)}\nposture: {posture}\n"
+                    for policy_text, setup, line in destructive_lines():
+                        if setup or (posture == "guard" and line in GUARD_ALLOWS):
+                            continue
+                        # the attack's own policy (as the system layer) under the user's learned one
+                        verdict = evaluate(_fill(line), layered(policy_text, learned), cwd)
+                        if verdict.decision == "allow":
+                            through.add(line)
+                for label, (asked, counted, rules, exact) in parts.items():
+                    rate = 100 * asked / counted if counted else 0.0
+                    print(
+                        f"  {posture:<9} {label:<8} {rate:5.1f} questions per 100 lines after the first {WARM_UP}"
+                        f" ({asked:,} of {counted:,}; goal <= 2); {rules:,} rules learned, {exact:,} of them exact lines"
+                    )
+                print(f"  {posture:<9} destructive lines the learned rules let through: {len(through)} (goal 0)")
+                for line in sorted(through):
+                    print(f"  {'':<11}{line[:150]!r}")
+                failed = failed or bool(through)
+        finally:
+            os.chdir(before)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    sys.exit(main())
