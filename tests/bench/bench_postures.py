@@ -22,6 +22,7 @@ posture); the held-out part only ever gives its figure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -47,6 +48,22 @@ def destructive_lines() -> list[tuple[str, str, str]]:
     for table in (test_effects_attacks.READS, test_effects_attacks.WRITES, test_effects_attacks.LOSSES):
         found += [(none, entry[2], entry[3]) for entry in table if entry[1] == none]
     return found
+
+
+@contextlib.contextmanager
+def in_a_fresh_repository(prefix: str):
+    """gatekeep isolated (bench_look_only.isolated), and the process in a fresh git repository
+    holding a .env, whose path it yields; the directory the process was in again after."""
+    from tests.bench.bench_look_only import isolated
+
+    with isolated(), tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        cwd = set_up(Path(tmp) / "repo", "")
+        before = os.getcwd()
+        os.chdir(cwd)
+        try:
+            yield cwd
+        finally:
+            os.chdir(before)
 
 
 def set_up(directory: Path, setup: str) -> str:
@@ -89,42 +106,35 @@ def main() -> int:
     parser.add_argument("--posture", choices=POSTURES, action="append", help="only these postures")
     args = parser.parse_args()
     from tests.bench.bench_agent_lines import held_out, print_misses, read_lines
-    from tests.bench.bench_look_only import isolated
     from tests.security.test_corpus import GUARD_ALLOWS, _fill
 
     lines = read_lines(args.path, args.limit)
     failed = False
-    with isolated(), tempfile.TemporaryDirectory(prefix="gatekeep-posture-") as tmp:
-        cwd = set_up(Path(tmp) / "repo", "")
-        before = os.getcwd()
-        os.chdir(cwd)
-        try:
-            print(f"{args.path}: {len(lines)} lines; the built-in policy and `posture: P`, in a fresh git repository")
-            for posture in args.posture or POSTURES:
-                results = decide_all(lines, f"posture: {posture}\n", cwd)
-                tuning = [(line, v) for line, v in results if not held_out(line)]
-                held = [(line, v) for line, v in results if held_out(line)]
-                bad = []
-                for n, (policy_text, setup, line) in enumerate(destructive_lines()):
-                    if posture == "guard" and line in GUARD_ALLOWS:
-                        continue
-                    where = set_up(Path(tmp) / f"{posture}-{n}", setup) if setup else cwd
-                    os.chdir(where)
-                    verdict = decide_all([_fill(line)], policy_text + f"posture: {posture}\n", where)[0][1]
-                    os.chdir(cwd)
-                    if verdict.decision == "allow":
-                        bad.append(line)
-                goal = GOALS.get(posture)
-                print(f"  {posture:<9} asked: tuning {share(tuning)}   held-out {share(held)}"
-                      + (f"   (goal <= {goal:g}%)" if goal else ""))
-                print(f"  {'':<9} destructive lines allowed: {len(bad)} (goal 0)")
-                for line in bad:
-                    print(f"  {'':<11}{line[:150]!r}")
-                failed = failed or bool(bad)
-                if args.misses:
-                    print_misses(tuning, args.misses, indent="    ")
-        finally:
-            os.chdir(before)
+    with in_a_fresh_repository("gatekeep-posture-") as cwd:
+        print(f"{args.path}: {len(lines)} lines; the built-in policy and `posture: P`, in a fresh git repository")
+        for posture in args.posture or POSTURES:
+            results = decide_all(lines, f"posture: {posture}\n", cwd)
+            tuning = [(line, v) for line, v in results if not held_out(line)]
+            held = [(line, v) for line, v in results if held_out(line)]
+            bad = []
+            for n, (policy_text, setup, line) in enumerate(destructive_lines()):
+                if posture == "guard" and line in GUARD_ALLOWS:
+                    continue
+                where = set_up(Path(cwd).parent / f"{posture}-{n}", setup) if setup else cwd
+                os.chdir(where)
+                verdict = decide_all([_fill(line)], policy_text + f"posture: {posture}\n", where)[0][1]
+                os.chdir(cwd)
+                if verdict.decision == "allow":
+                    bad.append(line)
+            goal = GOALS.get(posture)
+            print(f"  {posture:<9} asked: tuning {share(tuning)}   held-out {share(held)}"
+                  + (f"   (goal <= {goal:g}%)" if goal else ""))
+            print(f"  {'':<9} destructive lines allowed: {len(bad)} (goal 0)")
+            for line in bad:
+                print(f"  {'':<11}{line[:150]!r}")
+            failed = failed or bool(bad)
+            if args.misses:
+                print_misses(tuning, args.misses, indent="    ")
     return 1 if failed else 0
 
 

@@ -24,9 +24,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,50 +85,43 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="only the first N lines of the file")
     args = parser.parse_args()
     from tests.bench.bench_agent_lines import held_out
-    from tests.bench.bench_look_only import isolated
     from gatekeep.judge.gate import evaluate
-    from tests.bench.bench_postures import destructive_lines, set_up
+    from tests.bench.bench_postures import destructive_lines, in_a_fresh_repository
     from tests.security.test_corpus import GUARD_ALLOWS, _fill
 
     grouped = projects(args.path, args.limit)
     failed = False
-    with isolated(), tempfile.TemporaryDirectory(prefix="gatekeep-replay-") as tmp:
-        cwd = set_up(Path(tmp) / "repo", "")
-        before = os.getcwd()
-        os.chdir(cwd)
-        try:
-            long = {name: lines for name, lines in grouped.items() if len(lines) > WARM_UP}
-            print(f"{args.path}: {len(grouped)} projects, {len(long)} with more than {WARM_UP} lines")
-            for posture in args.posture or ("strict", "workspace", "guard"):
-                parts = {"tuning": [0, 0, 0, 0], "held-out": [0, 0, 0, 0]}  # asked, counted, rules, exact
-                through = set()
-                for name, lines in sorted(long.items()):
-                    asked, counted, rules = replay(lines, posture, cwd)
-                    part = parts["held-out" if held_out(name) else "tuning"]
-                    part[0] += asked
-                    part[1] += counted
-                    part[2] += len(rules)
-                    part[3] += sum("*" not in r for r in rules)
-                    learned = f"rules:\n  allow: {json.dumps(rules)}\nposture: {posture}\n"
-                    for policy_text, setup, line in destructive_lines():
-                        if setup or (posture == "guard" and line in GUARD_ALLOWS):
-                            continue
-                        # the attack's own policy (as the system layer) under the user's learned one
-                        verdict = evaluate(_fill(line), layered(policy_text, learned), cwd)
-                        if verdict.decision == "allow":
-                            through.add(line)
-                for label, (asked, counted, rules, exact) in parts.items():
-                    rate = 100 * asked / counted if counted else 0.0
-                    print(
-                        f"  {posture:<9} {label:<8} {rate:5.1f} questions per 100 lines after the first {WARM_UP}"
-                        f" ({asked:,} of {counted:,}; goal <= 2); {rules:,} rules learned, {exact:,} of them exact lines"
-                    )
-                print(f"  {posture:<9} destructive lines the learned rules let through: {len(through)} (goal 0)")
-                for line in sorted(through):
-                    print(f"  {'':<11}{line[:150]!r}")
-                failed = failed or bool(through)
-        finally:
-            os.chdir(before)
+    with in_a_fresh_repository("gatekeep-replay-") as cwd:
+        long = {name: lines for name, lines in grouped.items() if len(lines) > WARM_UP}
+        print(f"{args.path}: {len(grouped)} projects, {len(long)} with more than {WARM_UP} lines")
+        for posture in args.posture or ("strict", "workspace", "guard"):
+            parts = {"tuning": [0, 0, 0, 0], "held-out": [0, 0, 0, 0]}  # asked, counted, rules, exact
+            through = set()
+            for name, lines in sorted(long.items()):
+                asked, counted, rules = replay(lines, posture, cwd)
+                part = parts["held-out" if held_out(name) else "tuning"]
+                part[0] += asked
+                part[1] += counted
+                part[2] += len(rules)
+                part[3] += sum("*" not in r for r in rules)
+                learned = f"rules:\n  allow: {json.dumps(rules)}\nposture: {posture}\n"
+                for policy_text, setup, line in destructive_lines():
+                    if setup or (posture == "guard" and line in GUARD_ALLOWS):
+                        continue
+                    # the attack's own policy (as the system layer) under the user's learned one
+                    verdict = evaluate(_fill(line), layered(policy_text, learned), cwd)
+                    if verdict.decision == "allow":
+                        through.add(line)
+            for label, (asked, counted, rules, exact) in parts.items():
+                rate = 100 * asked / counted if counted else 0.0
+                print(
+                    f"  {posture:<9} {label:<8} {rate:5.1f} questions per 100 lines after the first {WARM_UP}"
+                    f" ({asked:,} of {counted:,}; goal <= 2); {rules:,} rules learned, {exact:,} of them exact lines"
+                )
+            print(f"  {posture:<9} destructive lines the learned rules let through: {len(through)} (goal 0)")
+            for line in sorted(through):
+                print(f"  {'':<11}{line[:150]!r}")
+            failed = failed or bool(through)
     return 1 if failed else 0
 
 
