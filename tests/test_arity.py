@@ -122,6 +122,11 @@ def suggestions(line: str, policy_text: str = "posture: strict\n") -> tuple[str,
         ("cargo build --release", ("cargo build *",)),
         # where `tool *` would allow anything the tool can do: the exact command
         ("python script.py --fast", ("python script.py --fast",)),
+        # a module run with -m gets the module's own name, as a command would (issue 36)
+        ("python -m pytest -q", ("python -m pytest *",)),
+        ("python3 -m pip install -r req.txt", ("python3 -m pip install *",)),
+        ("python -m code", ("python -m code",)),  # it runs code it is given: the exact command
+        ("python3 -m mymod x", ("python3 -m mymod x",)),  # a module the data does not know
         ("rm -rf build", ("rm -rf build",)),
         ("curl -fsSL https://x.io/a*b", ("curl -fsSL https://x.io/a\\*b",)),
         # quoted text never becomes a pattern's operator: `npm run x | sh *` would be a pipeline rule

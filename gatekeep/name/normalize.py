@@ -388,10 +388,29 @@ def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | N
     # a value where a name word goes (`npm run 'x | sh'`): `npm run *` would allow every script;
     # a runner's (`poetry run pytest`): `poetry run *` would allow every command
     too_broad = short or end == 1 and basename(inner[0]) in TOO_BROAD or table.runs_command(inner, found)
+    module = _module_name(inner) if too_broad else None
+    if module:  # `python -m pytest -q` -> `python -m pytest *`: the module's own name, not the file's
+        return " ".join(_literal(w) for w in [*prefix, *inner[:2], *module.split()]) + " *"
     words = allow_form if too_broad and len(inner) > 1 else prefix + inner[:end]
     if any("|" in w for w in words):
         return None  # a pattern would read a quoted `|` as a pipeline: `npm run 'x | sh'` is no `npm run x | sh *`
     return " ".join(_literal(w) for w in words) + ("" if words is allow_form else " *")
+
+
+def _module_name(inner: list[str]) -> str | None:
+    """For `python -m MODULE ARGS`, the name MODULE ARGS gets as a command of its own (`pytest`,
+    `pip install`), when MODULE is a plain module that runs no code it is given (`code-modules`:
+    `python -m code`) and the data knows it as a tool; else None."""
+    from gatekeep.name.knowledge import load_knowledge
+
+    if len(inner) < 3 or inner[1] != "-m" or not inner[2].replace(".", "").replace("_", "").isalnum():
+        return None
+    found = load_knowledge().table(inner[0])
+    if found is None or found[0] != "python" or inner[2] in found[1].get("code-modules", ()):
+        return None
+    if load_knowledge().table(inner[2]) is None or basename(inner[2]) in TOO_BROAD:
+        return None
+    return load_table().name(inner[2:])
 
 
 def _literal(word: str) -> str:
