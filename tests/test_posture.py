@@ -99,6 +99,9 @@ TABLE = [
     ("cp src/main.py ~/main.py", "ask", "ask", "ask"),
     ("rm -rf ../../other", "ask", "ask", "ask"),
     ("source ../../other/env.sh", "ask", "ask", "allow"),  # guard lets code run
+    # through a link the line itself makes, a change lands where the link points
+    ("mkdir -p a && ln -s ~ a/h && rm -rf a/h/", "ask", "ask", "ask"),
+    ("mkdir -p a && ln -s ../.. a/up && chmod -R 777 a/up/", "ask", "ask", "ask"),
     ("curl -x http://proxy.example localhost", "ask", "ask", "allow"),
     ("curl --resolve localhost:80:203.0.113.5 http://localhost/", "ask", "ask", "allow"),
     # loss, secrets, protected writes, pipes into a shell, the system: in every posture

@@ -188,7 +188,7 @@ def _decide_command(
     if policy.posture != "strict":
         from gatekeep.judge.posture import allows
 
-        why = allows(normalized, policy, writes, targets)
+        why = allows(normalized, policy, writes, targets, lambda t: _through_links(t, links, own))
         if why is not None:
             return CommandVerdict(normalized, "allow", None, why)
     layer = policy.default_layer

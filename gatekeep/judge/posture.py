@@ -82,10 +82,11 @@ def boundary(cwd: str, policy, paths) -> tuple[str | None, tuple[str, ...] | Non
     return workspace, places
 
 
-def allows(normalized, policy, writes, targets=()) -> str | None:
+def allows(normalized, policy, writes, targets=(), through=lambda target: []) -> str | None:
     """Why the posture allows `normalized`, a command that reached the default with nothing
     against it (decide.py judged rules, protected writes, loss, secrets and code places first,
-    and `targets`, the (path, dynamic) pairs it writes, against the boundary); None when it
+    and `targets`, the (path, dynamic) pairs it writes, against the boundary; `through` gives the
+    places a path reaches through the links the line makes); None when it
     asks as before."""
     if policy.posture == "strict" or policy.default != "ask":
         return None
@@ -109,6 +110,8 @@ def allows(normalized, policy, writes, targets=()) -> str | None:
     if running & set(facts.options):
         return None  # `sed -f x.sed`, `awk -f`: a program nobody has seen runs (it may write, or run, anything)
     touched = [(w, True) for w in (*facts.changed, *facts.removes)]
+    # a link the line makes (`ln -s ~ a/h && rm -rf a/h/`): what it changes or removes is where it points
+    touched += [(linked, True) for word, _ in touched for linked in through(word)]
     if not _stays_inside(touched, normalized, writes) or _names_secret([*targets, *touched], normalized, policy, writes):
         return None
     if policy.posture == "guard":
