@@ -105,8 +105,6 @@ def test_complete_lines_yield_every_command(line, expected):
 INCOMPLETE = [
     # bashlex hides commands (silent classes 1-7)
     ("cat <<EOF\n`a \\`cmd\\``\nEOF", ("cmd\\",)),  # backquotes bash unescapes first: not read
-    ("{ cat <<EOF\nhi\nEOF\n}\ncmd", ("cmd",)),
-    ("if true; then cat <<EOF\nhi\nEOF\nfi; cmd", ("cmd",)),
     # bashlex raises on valid bash
     ("echo a=(1); cmd", ("cmd",)),  # not an assignment: bash reads `(` there as an error
     ("ls !(x); cmd", ("cmd",)),
@@ -123,6 +121,16 @@ INCOMPLETE = [
 
 # The grammar bashlex leaves unbuilt (read/bashlex_grammar.py): read completely, every command found.
 GRAMMAR = [
+    # heredocs inside compound commands: bash reads a body as soon as the line that opened it ends
+    ("{ cat <<EOF\nhi\nEOF\n}\ncmd", [["cat"], ["cmd"]]),
+    ("if true; then cat <<EOF\nhi\nEOF\nfi; cmd", [["true"], ["cat"], ["cmd"]]),
+    ("( cat <<EOF\n$(a)\nEOF\n)", [["cat"], ["a"]]),
+    ("for i in 1; do cat <<'EOF'\n$(a)\nEOF\ndone; b", [["cat"], ["b"]]),
+    ("while read l; do\n  cat <<EOF\nrm -rf /\nEOF\ndone < f", [["read", "l"], ["cat"]]),
+    ("x <(( y <<'EOF'\n$(a)\nEOF\n))", [["x", "<(( y <<'EOF'\n$(a)\nEOF\n))"], ["y"]]),
+    # several heredocs on one line: each body starts on the line after the one before ends
+    ("cat <<A; cat <<B\na\nA\n$(b)\nB", [["cat"], ["cat"], ["b"]]),
+    ("( cat <<A; cat <<'B'\na\nA\n$(b)\nB\n)", [["cat"], ["cat"]]),
     ("time cmd", [["cmd"]]),
     ("time -p make test | tee log", [["make", "test"], ["tee", "log"]]),
     ("time -p -- cmd", [["cmd"]]),

@@ -713,7 +713,7 @@ def _split_point(value: str) -> int | None:
 
 
 def _install_tokens() -> None:
-    from bashlex import tokenizer, utils
+    from bashlex import heredoc, tokenizer, utils
 
     _install_quoted_word_ends()
     _install_comsub_in_quotes()
@@ -722,6 +722,11 @@ def _install_tokens() -> None:
     types = tokenizer.tokentype
 
     def readtoken(self):
+        if self.redirstack and self._last_read_token.ttype == types.NEWLINE and self._token_to_read is None:
+            # bash reads the bodies of the heredocs a line opened as soon as that line ends, in a
+            # compound command too (`( cat <<EOF` … `EOF` … `)`); bashlex only at the end of a
+            # whole list, and took the bodies for commands
+            heredoc.gatherheredocuments(self)
         pending = getattr(self, "_gatekeep_pending", None)
         pattern = bool(self._parserstate & tokenizer.parserflags.CASEPAT)  # (reading a `)` ends it)
         token = pending.pop(0) if pending else self._gatekeep_read()

@@ -200,6 +200,7 @@ class _Scanner:
                 line = text.lstrip("\t") if strip_tabs else text
                 if line == delim:
                     end = resume = eol
+                    i = eol + 1  # (the next heredoc's body starts on the next line)
                     break
                 if backquoted and line.startswith(delim + "`"):
                     end = resume = eol - len(line) + len(delim)
