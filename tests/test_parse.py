@@ -417,3 +417,24 @@ def test_the_full_parser_refuses_to_run_outside_the_main_thread():
     assert not elsewhere.complete
     assert elsewhere.problems == ("the parser could not run: parse_line needs the main thread for its time limit",)
     assert parse_with_bashlex('echo "$HOME"').complete
+
+
+# What a heredoc feeds its command: an unquoted body is read with bash's escapes, and is
+# computed at run time when it expands anything (`bash <<EOF` then runs a script nobody saw).
+HEREDOC_BODIES = [
+    ("cat <<'EOF'\na \\$x `b`\nEOF", "a \\$x `b`", False),
+    ("cat <<EOF\na \\$x \\`b\\` c\\\\d\nEOF", "a $x `b` c\\d", False),
+    ("cat <<EOF\nline \\\nmore\nEOF", "line more", False),
+    ("cat <<EOF\nhi $USER\nEOF", "hi $USER", True),
+    ("cat <<EOF\n`date`\nEOF", "`date`", True),
+    ("cat <<EOF\n\\\\$(date)\nEOF", "\\$(date)", True),
+    ("cat <<EOF\ncost: 5$ each\nEOF", "cost: 5$ each", False),
+    ('cat <<"EOF"\n$x\nEOF', "$x", False),
+]
+
+
+@pytest.mark.parametrize("line,body,computed", HEREDOC_BODIES)
+def test_a_heredoc_body_is_what_bash_feeds_the_command(line, body, computed):
+    (cat,) = [c for c in parse_line(line).commands if c.argv == ["cat"]]
+    (redirect,) = cat.redirects
+    assert (redirect.stdin_text, redirect.dynamic) == (body, computed)

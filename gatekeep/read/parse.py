@@ -35,6 +35,9 @@ MAX_LINE_CHARS = 128 << 10  # what a hook can pass as one argument (MAX_ARG_STRL
 
 _ARRAY_ASSIGNMENT = lazy(r"(?s)[A-Za-z_][A-Za-z_0-9]*\[.*\]\+?=")
 _NAMED_FD = lazy(r"\{[A-Za-z_][A-Za-z_0-9]*\}")
+_ESCAPED = lazy(r"(?s)\\.")  # in an unquoted heredoc body `\$` is a `$`
+_BODY_ESCAPE = lazy(r"\\([$`\\\n])")
+_EXPANDS = lazy(r"\$[A-Za-z_0-9{(@*#?$!-]|`")
 
 
 class _ParseTimeout(BaseException):
@@ -408,7 +411,12 @@ class _Walker:
             unsafe = word.unsafe or (None if quoted else text_risk(text))
             if not quoted:
                 self.heredoc_substitutions(*body.pos)
-            return Redirect(node.type, word.value, body=text, unsafe=unsafe)
+            # an unquoted body is expanded first: its text is computed when it runs (`bash <<EOF`
+            # with `echo $x` in it runs what x holds as code)
+            computed = not quoted and _EXPANDS.search(_ESCAPED.sub("", text)) is not None
+            if not quoted:  # and its `\$`, `` \` ``, `\\` and `\newline` are read as bash reads them
+                text = _BODY_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+            return Redirect(node.type, word.value, computed, body=text, unsafe=unsafe)
         if isinstance(target, int):
             self.cover(*node.pos)
             return Redirect(node.type, str(target))

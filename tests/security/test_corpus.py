@@ -566,6 +566,9 @@ _add(
     "python3 - <<EOF\nimport os\nEOF",
     "ask",
 )
+# an unquoted heredoc is expanded before the shell reads it: x's value runs as code
+_add(c, O, "x='a; rm -rf build'; bash <<EOF\necho $x\nEOF", "ask")
+_add(c, O, "bash <<EOF\necho \\$(rm -rf build)\nEOF", "deny")
 _add(
     c,
     O,
