@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gatekeep.judge.gate import evaluate
-from gatekeep.name.inline import UNKNOWN, shell_commands
+from gatekeep.name.inline import MAX_CODE, UNKNOWN, literals, names_one_of, shell_commands
 from gatekeep.name.knowledge import load_knowledge
 from tests.conftest import policy_from
 
@@ -135,3 +135,39 @@ def test_parallel_jobs_are_read_as_xargs_commands_are(line, everything, nothing,
     for text, decision in (("default: allow\nrules:\n  allow: ['*']\n", everything), ("", nothing)):
         verdict = evaluate(line, policy_from(text), str(tmp_path))
         assert verdict.decision == decision, (text, verdict.reason)
+
+
+# The string literals of inline code (posture.inline_code reads them for paths), and the names
+# it holds (loss-calls, home-calls).
+LITERALS = [
+    ("print(open('.env').read())", "python", [".env"]),
+    ('open(r"a\\b", "w")', "python", ["a\\b", "w"]),
+    ("x = '''a\nb'''", "python", ["a\nb"]),
+    ("require('fs').readFileSync(`${d}/x`)", "js", ["/x"]),
+    ("open F, q(~/.bashrc)", "perl", ["~/.bashrc"]),
+    ("File.read(%q(.env))", "ruby", [".env"]),
+]
+
+
+@pytest.mark.parametrize("code,language,wanted", LITERALS)
+def test_literals_are_read_as_the_language_reads_them(code, language, wanted):
+    found = literals(code, language)
+    assert all(any(w in f for f in found) for w in wanted), found
+
+
+def test_too_many_literals_or_too_much_code_vouches_for_nothing():
+    assert literals("'a'," * 300, "python") is None
+    assert literals("x" * (MAX_CODE + 1), "python") is None
+
+
+@pytest.mark.parametrize(
+    "code,language,found",
+    [
+        ("import shutil; shutil.rmtree('x')", "python", "rmtree"),
+        ("import os; os.ｒｅｍｏｖｅ('x')", "python", "remove"),  # NFKC, as Python reads names
+        ("require('fs').rm\\u0053ync('x')", "js", "rmSync"),
+        ("print(1)", "python", None),
+    ],
+)
+def test_names_one_of_finds_a_name_as_the_language_spells_it(code, language, found):
+    assert names_one_of(code, language, {"rmtree", "remove", "rmSync"}) == found

@@ -175,7 +175,8 @@ def _decide_command(
     concern = concern or _names_code_place(normalized, writes)
     if concern is not None and not _exact(matches.allow):
         return CommandVerdict(normalized, "ask", None, concern, exact=True)
-    if normalized.exact_form and not _names_the_form(matches.allow, normalized):
+    inline = normalized.exact_form and not _names_the_form(matches.allow, normalized)
+    if inline and not _guard_inline(normalized, policy, writes):
         return CommandVerdict(
             normalized, "ask", None, f"{normalized.exact_form}: only a rule naming that form allows it"
         )
@@ -199,6 +200,15 @@ def _decide_command(
         where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
         return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
     return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _guard_inline(normalized: Normalized, policy: Policy, writes: WriteContext) -> bool:
+    """Whether `posture: guard` may judge this inline code as it judges a script (posture.py)."""
+    if policy.posture != "guard":
+        return False
+    from gatekeep.judge.posture import inline_code
+
+    return inline_code(normalized, policy, writes) is not None
 
 
 def _names_code_place(normalized: Normalized, writes: WriteContext) -> str | None:

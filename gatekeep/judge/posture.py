@@ -107,7 +107,7 @@ def allows(normalized, policy, writes, targets=(), through=lambda target: []) ->
         return None  # an option the data does not know: what it does is unknown
     table = load_knowledge().table(form[0])
     running = set(table[1].get("program-options", ())) | set(table[1].get("code-options", ())) if table else set()
-    if running & set(facts.options):
+    if running & set(facts.options) and inline_code(normalized, policy, writes) is None:
         return None  # `sed -f x.sed`, `awk -f`: a program nobody has seen runs (it may write, or run, anything)
     touched = [(w, True) for w in (*facts.changed, *facts.removes)]
     # a link the line makes (`ln -s ~ a/h && rm -rf a/h/`): what it changes or removes is where it points
@@ -117,6 +117,63 @@ def allows(normalized, policy, writes, targets=(), through=lambda target: []) ->
     if policy.posture == "guard":
         return _guard(normalized, facts, writes, [*targets, *touched])
     return _workspace(normalized, facts, writes)
+
+
+def inline_code(normalized, policy, writes) -> str | None:
+    """Why `posture: guard` lets the inline code of `normalized` run (`python3 -c CODE`, `node
+    -e`, `python3 <<'EOF'`), or None. Guard lets the project's scripts run, and a script the
+    line writes (decide._runs_what_it_writes); code written on the line is no different, and
+    more can be seen of it. It still asks when the code comes from a pipe or is computed when
+    it runs (a substitution, a variable, an unquoted heredoc that expands), or the interpreter
+    is given more to run (`-m timeit`, `-i`), or the code names (in any of its string literals,
+    read as its language reads them) a protected or secret path, a place whose content runs
+    (`~/.bashrc`, `.git/hooks`), or a path outside the working tree and the temporary
+    directories, or calls that delete files or find the home directory (`loss-calls`,
+    `home-calls` in the data): those it cannot follow, so it asks as for any such command. A
+    directory the code names is not judged as read whole (`sys.path.insert(0, '.')`): what a
+    script reads there is unknown, as for a script file."""
+    if policy.posture != "guard" or policy.default != "ask" or normalized.command.position > 0:
+        return None
+    from gatekeep.name.inline import literals, names_one_of
+    from gatekeep.name.knowledge import runs_code, visible_code
+
+    fed = next((r for r in reversed(normalized.command.redirects) if r.stdin_text is not None), None)
+    if any(w.dynamic for w in normalized.command.words) or fed is not None and fed.dynamic:
+        return None  # code computed when it runs (`python3 -c "$(curl …)"`, an unquoted heredoc's `$X`)
+    form = list(normalized.allow_form or ())
+    stdin = fed.stdin_text if fed is not None else None
+    found = visible_code(form, stdin)
+    if found is None or normalized.exact_form != runs_code(form, stdin is not None):
+        return None  # (what asks is something else: a wrapper's option, a module that runs code)
+    code, language, table = found
+    if names_one_of(code, language, {*table.get("loss-calls", ()), *table.get("home-calls", ())}):
+        return None
+    strings = literals(code, language)
+    if strings is None or not _inline_paths_fine(strings, normalized, policy, writes):
+        return None
+    return "as `posture: guard` allows: code on the line, as a script of the project would run"
+
+
+def _inline_paths_fine(strings, normalized, policy, writes) -> bool:
+    from gatekeep.judge.protect import judge_path
+    from gatekeep.judge.writes import code_place, judge
+
+    for text in dict.fromkeys(s.strip() for s in strings):
+        if not text or "\n" in text or len(text) > 4096:
+            continue
+        home = text.startswith("~")
+        for d in normalized.directories or ("",):
+            if d is None:
+                return False  # (a cd known only at run time: where its paths are is unknown)
+            where = d or writes.cwd
+            if code_place(text, home, writes, d) or judge(text, home, writes, d) is not None:
+                return False
+            if judge_path(policy.protected, "write", text, home, writes.home, where) is not None:
+                return False
+            if not os.path.isdir(os.path.join(where, os.path.expanduser(text) if home else text)):
+                if judge_path(policy.protected, "read", text, home, writes.home, where) is not None:
+                    return False
+    return True
 
 
 def _assignments(normalized) -> str | None:

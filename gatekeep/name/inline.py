@@ -21,6 +21,7 @@ from gatekeep.core.lazyre import lazy
 UNKNOWN = '"$INLINE_VALUE"'
 MAX_CODE = 20_000  # longer code is not searched: it asks anyway, as all inline code does
 MAX_COMMANDS = 20
+MAX_LITERALS = 200
 
 _IDENT = lazy(r"[A-Za-z_$][A-Za-z_0-9$]*")
 _PYTHON_PREFIX = lazy(r"(?i)(?:[rbuf]|rb|br|fr|rf)(?=['\"])")
@@ -45,12 +46,7 @@ def shell_commands(code: str, language: str, calls) -> list[str]:
     made to skip a real call (`x = /'/; exec("rm -rf ~")`)."""
     if len(code) > MAX_CODE:
         return []
-    if language == "python":  # Python reads identifiers in NFKC: `os.ｓｙｓｔｅｍ` is os.system
-        import unicodedata
-
-        code = unicodedata.normalize("NFKC", code)
-    elif language == "js":  # and JavaScript reads escapes in them: `exec\u0053ync` is execSync
-        code = _JS_NAME_ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), code)
+    code = _names_as_read(code, language)
     reader = _Reader(code, language)
     found: list[str] = []
     for match in _IDENT.finditer(code):
@@ -73,6 +69,44 @@ def shell_commands(code: str, language: str, calls) -> list[str]:
             found.append(reader.literal(at)[0] or "")
             at = code.find("`", at + 1)  # each backtick may open one: a stray one hides nothing
     return [command for command in found if command.strip()]
+
+
+def _names_as_read(code: str, language: str) -> str:
+    """`code` with its names spelled as the language reads them."""
+    if language == "python":  # Python reads identifiers in NFKC: `os.ｓｙｓｔｅｍ` is os.system
+        import unicodedata
+
+        return unicodedata.normalize("NFKC", code)
+    if language == "js":  # and JavaScript reads escapes in them: `exec\u0053ync` is execSync
+        return _JS_NAME_ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), code)
+    return code
+
+
+def names_one_of(code: str, language: str, names) -> str | None:
+    """The first of `names` that `code` holds as a name (anywhere: in strings and comments too,
+    as shell_commands reads), or None; code longer than MAX_CODE holds one ("…")."""
+    if len(code) > MAX_CODE:
+        return "…"
+    return next((m.group() for m in _IDENT.finditer(_names_as_read(code, language)) if m.group() in names), None)
+
+
+def literals(code: str, language: str) -> list[str] | None:
+    """The string literals of `code`, as the language reads them, tried at every quote (between
+    two literals too: reading too much only shows the caller more); None when there are more
+    than MAX_LITERALS or the code is longer than MAX_CODE (the caller cannot vouch for it)."""
+    if len(code) > MAX_CODE:
+        return None
+    reader = _Reader(code, language)
+    starts = "'\"`" + ("q%" if language in ("perl", "ruby") else "") + ("rbufRBUF" if language == "python" else "")
+    found: list[str] = []
+    for i, c in enumerate(code):
+        if c in starts:
+            value, _ = reader.literal(i)
+            if value is not None:
+                found.append(value)
+                if len(found) > MAX_LITERALS:
+                    return None
+    return found
 
 
 def _called(code: str, i: int, language: str) -> bool:

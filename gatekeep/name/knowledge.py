@@ -105,6 +105,8 @@ LIST_KEYS = (
     "loss-unless",
     "secret-operands",
     "shell-calls",
+    "loss-calls",
+    "home-calls",
     "writes-files",
     "read-only-operands",
     "subcommands",
@@ -213,6 +215,8 @@ SCHEMA = {
     "script-assignments": "`NAME=VALUE` operands whose value is a command (`make CC=…`)",
     "shell-calls": "functions through which its inline code runs a shell command (`os.system`)",
     "shell-language": "the string syntax of that code: python, js, perl or ruby",
+    "loss-calls": "names through which its inline code deletes files (`rmtree`, `unlinkSync`): under guard it asks",
+    "home-calls": "names through which its inline code finds the home directory (`expanduser`): under guard it asks",
     "checks": "tool-specific readers of the form (checks.py)",
     "name-options": "options whose value is a variable's name (evaluated by the shell)",
     "maybe-name-options": "options whose value may be a variable's name",
@@ -829,6 +833,32 @@ def scripts_in(argv: list[str]) -> list[str]:
             commands = shell_commands(code, table["shell-language"], table["shell-calls"]) if code else []
             scripts += [c if parse_line(c).complete else UNKNOWN for c in commands]
     return scripts
+
+
+def visible_code(argv: list[str], stdin_text: str | None) -> tuple[str, str, dict] | None:
+    """(code, language, table) when the whole program an interpreter of a language gatekeep
+    reads (`shell-language`) runs is on the line: the values of its code options (`python3 -c
+    CODE`, `node -e`), or, with no program file and no code option, the heredoc or here-string
+    it is fed (`python3 <<'EOF'`, `python3 - <<<CODE`: `stdin_text`). None for anything else: a program file, a
+    module or option that runs more code (`-m timeit`, `-i`), a program from a pipe."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None or not found[1].get("shell-language"):
+        return None
+    table = found[1]
+    parsed = parse(argv[1:], spec_of(table))
+    code_options = set(table.get("code-options", ()))
+    given = [option for option, _ in parsed.options]
+    if set(given) & (set(table.get("interactive-options", ())) | set(table.get("program-options", ()))):
+        return None
+    if set(parsed.values("-m")) & set(table.get("code-modules", ())):
+        return None
+    if code_options & set(given):
+        code = "\n".join(parsed.values(*code_options))
+    elif stdin_text is not None and parsed.operands in ([], ["-"]) and table.get("stdin-program"):
+        code = stdin_text
+    else:
+        return None
+    return code, table["shell-language"], table
 
 
 def reads_no_content(argv: list[str]) -> bool:
