@@ -85,6 +85,16 @@ TABLE = [
     ("lsof -ti:3000 | xargs kill -9", "ask", "ask", "allow"),
     ("git co feature", "ask", "ask", "ask"),  # an alias may run a shell command (`shell-aliases`)
     ("pnpm build", "ask", "ask", "allow"),  # a script of the project
+    ("sphinx-build -b html . _build", "ask", "ask", "allow"),  # runs conf.py, writes _build
+    ("sphinx-build -M html . ../../other/out", "ask", "ask", "ask"),
+    ("pylint --recursive=y --disable=C0114 src", "ask", "ask", "allow"),
+    ("pylint --init-hook='import os' src", "ask", "ask", "ask"),
+    ("pylint --load-plugins=plug src", "ask", "ask", "ask"),
+    # a program named by its path in the system's own directories is that tool; elsewhere any
+    ("/usr/bin/python3 src/main.py", "ask", "ask", "allow"),
+    ("/usr/bin/git status", "ask", "ask", "allow"),
+    ("/opt/tools/git status", "ask", "ask", "ask"),
+    ("/usr/bin/sudo make install", "ask", "ask", "ask"),
     # requests to this machine
     ("curl -s http://127.0.0.1:8765/x", "ask", "allow", "allow"),
     ("curl -s localhost:3000/api", "ask", "allow", "allow"),

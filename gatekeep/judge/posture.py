@@ -35,6 +35,9 @@ POSTURE_NAMES = {
 }
 # `sudo` and its kind run a command as someone else: under guard it asks (it changes the system)
 AS_ANOTHER_USER = frozenset({"sudo", "doas", "su", "pkexec", "run0", "sg", "setpriv", "chroot", "nsenter"})
+# the system's own program directories (root's to write): under guard, `/usr/bin/python3` is the
+# tool `python3` found on PATH would be; a path anywhere else can be any program
+SYSTEM_PROGRAMS = frozenset({"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin"})
 _LOCAL_HOST = lazy(r"(?i)(localhost|[a-z0-9.-]+\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1\]|::1)")
 
 
@@ -95,8 +98,11 @@ def allows(normalized, policy, writes, targets=(), through=lambda target: []) ->
         return None
     if not normalized.command.argv:  # `SERVER_PID=$!`, `NODE_ENV=test`: the shell's own variables
         return _assignments(normalized)
-    if "/" in form[0]:  # `/usr/bin/git`, `./cp`: a path can be any program; guard judges it (below)
-        return _guard_program(normalized, policy, writes, targets)
+    if "/" in form[0] and not (policy.posture == "guard" and os.path.dirname(form[0]) in SYSTEM_PROGRAMS):
+        return _guard_program(normalized, policy, writes, targets)  # `./cp`: a path can be any program
+    if "/" in form[0]:  # `/usr/bin/python3 x.py`: under guard, judged as the tool of that name
+        form = (os.path.basename(form[0]), *form[1:])
+        normalized = normalized._replace(allow_form=form)
     from gatekeep.name.knowledge import form_of, load_knowledge, load_table
 
     inner = load_table().runner_inner(list(form))  # `npx tsc --noEmit`: the runner's own words only;
