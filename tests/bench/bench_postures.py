@@ -13,6 +13,9 @@ only user setting, in a fresh git repository (bench_look_only.make_workspace):
                read a secret, write a protected file, feed a shell); those guard lets through by
                its definition (GUARD_ALLOWS there) are not counted for guard      goal: 0
 
+Under guard it also says how many of the lines workspace asks guard lets through: running the
+project's code and the network, which workspace asks about by definition.
+
 Only the tuning part's asked lines can be listed (`--misses N`: the N commonest reasons, per
 posture); the held-out part only ever gives its figure.
 
@@ -110,6 +113,7 @@ def main() -> int:
 
     lines = read_lines(args.path, args.limit)
     failed = False
+    asked: dict[str, set[str]] = {}
     with in_a_fresh_repository("gatekeep-posture-") as cwd:
         print(f"{args.path}: {len(lines)} lines; the built-in policy and `posture: P`, in a fresh git repository")
         for posture in args.posture or POSTURES:
@@ -133,6 +137,15 @@ def main() -> int:
             for line in bad:
                 print(f"  {'':<11}{line[:150]!r}")
             failed = failed or bool(bad)
+            asked[posture] = {line for line, v in results if v.decision != "allow"}
+            if posture == "guard" and "workspace" in asked:
+                # what workspace asks and guard lets run: the project's code and the network, which
+                # workspace asks by definition (containment, issue 39, is the way to quiet them)
+                only = asked["workspace"] - asked["guard"]
+                parts = [[line for line in lines if held_out(line) is h] for h in (False, True)]
+                counts = [(sum(1 for line in part if line in only), len(part) or 1) for part in parts]
+                print(f"  {'':<9} of workspace's asks, guard allows (running code, the network): "
+                      + "   ".join(f"{name} {n:>5} = {100 * n / total:5.1f}%" for name, (n, total) in zip(("tuning", "held-out"), counts)))
             if args.misses:
                 print_misses(tuning, args.misses, indent="    ")
     return 1 if failed else 0
