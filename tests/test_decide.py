@@ -682,11 +682,16 @@ SECRET_READS = [
     ("cat src/*", "allow", "allow"),
     ("cat *", "ask", "ask"),  # prod.env; `*` skips .env, as the shell's does
     ("for f in src/*.py; do wc -l $f; done", "allow", "allow"),
-    # uses, writes and metadata: not a read that shows the secret
-    ("cp .env.example .env", "ask", "allow"),
+    # uses, appends and metadata: not a read that shows the secret, nor one that loses it
     ("ssh -i ~/.ssh/id_ed25519 host uptime", "ask", "allow"),
     ("chmod 600 .env", "ask", "allow"),  # (in ~/.ssh a mode change asks: test_effects.py, code places)
     ("echo 'DEBUG=1' >> .env", "ask", "allow"),
+    ("cp .env.example config/.env", "ask", "allow"),  # (not there yet: it holds no secret)
+    # replacing one that is there loses it: whatever rule allows the tool
+    ("cp .env.example .env", "ask", "ask"),
+    ("echo 'DEBUG=1' > .env", "ask", "ask"),
+    ("cat > .env <<'EOF'\nX=1\nEOF", "ask", "ask"),
+    ("sort -o .env a.txt", "ask", "ask"),
 ]
 
 
@@ -695,7 +700,7 @@ def test_reading_a_secret_asks_whatever_reads_it(secrets, line, quiet, broad):
     got = evaluate(line, policy_from(""), str(secrets)), evaluate(line, policy_from(OPEN), str(secrets))
     assert (got[0].decision, got[1].decision) == (quiet, broad), (got[0].reason, got[1].reason)
     if broad == "ask":
-        assert "a secret protected by" in got[1].reason or "holding a secret" in got[1].reason, got[1].reason
+        assert "secret protected by" in got[1].reason or "holding a secret" in got[1].reason, got[1].reason
 
 
 OPEN = "default: allow\nrules:\n  allow: ['*']\n"

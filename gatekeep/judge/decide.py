@@ -16,6 +16,7 @@ A line that runs no command is allowed.
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from gatekeep.core.display import visible
@@ -172,7 +173,7 @@ def _decide_command(
         why = f"could match {maybe.describe()}, depending on its variables or globs"
         return CommandVerdict(normalized, "ask", maybe, why)
     concern = _loss_or_secret(normalized, policy, writes, memo) or (secret and _read_why(secret))
-    concern = concern or _names_code_place(normalized, writes)
+    concern = concern or _names_code_place(normalized, writes) or _overwrites_secret(normalized, forms, policy, writes)
     if concern is not None and not _exact(matches.allow):
         return CommandVerdict(normalized, "ask", None, concern, exact=True)
     inline = normalized.exact_form and not _names_the_form(matches.allow, normalized)
@@ -272,6 +273,29 @@ def _protected_writes(targets, directories, policy: Policy, writes: WriteContext
             if hit:
                 found.append((hit.entry.verdict, f"writes to {hit.path}, protected by {hit.entry.describe()}"))
     return found
+
+
+def _overwrites_secret(normalized: Normalized, forms, policy: Policy, writes: WriteContext) -> str | None:
+    """A write that replaces a file `protect:` guards from reading and that exists (`echo X=1 >
+    .env`, `cp .env.example .env`, `sort -o .env`): the secret it holds is lost. It asks whatever
+    rule allows the tool: `cat *`, learned from `cat <<'EOF' > fix.py`, must not cover `cat > .env
+    <<'EOF'`. An append (`>> .env`) loses nothing, and a file not there yet holds no secret."""
+    if not policy.protected:
+        return None
+    from gatekeep.judge.protect import judge_path
+
+    targets = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file and r.op not in (">>", "&>>")]
+    targets += [(t, True) for f in forms for t in argument_writes(f)]
+    for target, dynamic in targets:
+        for directory in normalized.directories or ("",):
+            if directory is None:
+                continue  # (after a cd known only at run time the write asks already)
+            where = directory or writes.cwd
+            hit = judge_path(policy.protected, "read", target, dynamic, writes.home, where)
+            if hit is None or hit.held or not os.path.lexists(os.path.join(where, hit.path)):
+                continue
+            return f"replaces {target}, {_what(hit)} protected by {hit.entry.describe()}, so it asks whatever rule allows the tool"
+    return None
 
 
 def _read_why(secret) -> str:
