@@ -7,7 +7,9 @@ in file order, and replays them under the built-in policy and `posture: P`, in a
 repository. At each question the simulated user answers "always" with the first suggestion (the
 rule is added to the user policy, as the prompt adds it), or, when there is none, "once". The
 corpus is unlabelled and treated as benign; the destructive lines are those of bench_postures.py,
-decided at the end under each project's learned rules.
+decided at the end under each project's learned rules, but for the attempts that lose nothing,
+read no secret, write only inside the tree and feed no shell (test_corpus.GUARD_ALLOWS: `sort -o
+out.txt in.txt`), which a learned `sort *` may allow as any rule may.
 
   questions   per 100 lines after a project's first 100 lines        goal <= 2
   learned     rules learned, and how many of them are exact lines (no `*`)
@@ -106,8 +108,8 @@ def main() -> int:
                 part[3] += sum("*" not in r for r in rules)
                 learned = f"rules:\n  allow: {json.dumps(rules)}\nposture: {posture}\n"
                 for policy_text, setup, line in destructive_lines():
-                    if setup or (posture == "guard" and line in GUARD_ALLOWS):
-                        continue
+                    if setup or line in GUARD_ALLOWS:
+                        continue  # (not destructive: a write inside the tree, a request; a rule may allow them)
                     # the attack's own policy (as the system layer) under the user's learned one
                     verdict = evaluate(_fill(line), layered(policy_text, learned), cwd)
                     if verdict.decision == "allow":
