@@ -62,6 +62,15 @@ TABLE = [
     ("chmod +x run.sh", "ask", "allow", "allow"),
     ("ln -s src/main.py main.py", "ask", "allow", "allow"),
     ("cd src && touch x.py", "ask", "allow", "allow"),
+    # a glob in a file's name: the files it matches in that directory (never a dotfile)
+    ("rm src/*.py", "ask", "allow", "allow"),
+    ("rm -rf src/*", "ask", "allow", "allow"),
+    ("sed -i 's/a/b/' src/m*.py", "ask", "allow", "allow"),
+    ("rm -rf .*", "ask", "ask", "ask"),  # .git, .env
+    ("rm -f */main.py", "ask", "ask", "ask"),  # a wildcard in a directory's name
+    ("touch ../../other/*", "ask", "ask", "ask"),
+    ("ln -s ~/.bashrc src/e.py && sed -i 's/a/b/' src/*.py", "deny", "deny", "deny"),
+    ("ln -s ~/.ssh src/k && cp main.py src/*", "deny", "deny", "deny"),
     # git operations git can undo
     ("git add -A", "ask", "allow", "allow"),
     ("git commit -m 'fix: typo'", "ask", "allow", "allow"),

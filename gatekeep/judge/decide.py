@@ -494,9 +494,14 @@ def links_made(normalized: list[Normalized]) -> dict[str, dict[str, int]]:
 def _through_links(target: str, links: dict[str, dict[str, int]], own: dict | None = None) -> list[str]:
     """Where a write to `target` lands if the links the line makes are in place: the link
     itself, or a directory link on its way (`ln -s ~/.ssh d; echo k >> d/authorized_keys`);
-    less the links that only `own` (the writing command's links_made) makes."""
+    less the links that only `own` (the writing command's links_made) makes. A glob (`m/*.py`)
+    may match any of them, however they are spelled."""
     found = []
+    glob = any(c in target for c in "*?[")
     for link, sources in links.items():
+        if glob:
+            found += [points_to for points_to, makers in sources.items() if not (own and makers == 1 and points_to in own.get(link, ()))]
+            continue
         if target != link and not target.startswith(link + "/"):
             continue
         for points_to, makers in sources.items():

@@ -142,8 +142,18 @@ def _judge_one(
         if home not in (ANY, ctx.home):
             homes.append(home)
     literal = expand(target, ctx.home, directory) if dynamic or target.startswith("~") else target
-    if ANY in literal or KNOWN in literal or (dynamic and any(c in literal for c in "*?[")):
+    if ANY in literal or KNOWN in literal:
         return "ask", f"writes to {target}, a path computed at run time"
+    if dynamic and any(c in literal for c in "*?["):
+        matches = _glob_matches(literal, directory, ctx)
+        if matches is None:
+            return "ask", f"writes to {target}, a path computed at run time"
+        worst = None
+        for match in matches:
+            verdict = _judge_one(match, False, ctx, directory, memo)
+            if _STRICTNESS[verdict and verdict[0]] > _STRICTNESS[worst and worst[0]]:
+                worst = verdict
+        return worst
     if directory is None and not literal.startswith("/"):
         return "ask", f"writes to {target} in a directory known only at run time (after a cd)"
     path = "/" + os.path.normpath(os.path.join(directory or ctx.cwd, literal)).lstrip("/")  # `//etc` is /etc
@@ -300,6 +310,28 @@ def _code_place(path: str, ctx: WriteContext) -> str | None:
 
 
 TEMPORARY = ("/tmp", "/var/tmp")  # and $TMPDIR: what lies below them is disposable by name
+
+
+MAX_GLOB_MATCHES = 1000
+
+
+def _glob_matches(literal: str, directory: str | None, ctx: WriteContext) -> list[str] | None:
+    """The paths a glob in the last part of a path names (`src/*.py`): the files it matches now,
+    as the shell matches them (no dotfiles), or the pattern itself when none does (the shell then
+    passes it on as written). None, to be asked about, when the pattern may name a dotfile
+    (`.*`: `.git`, `.env`), a wildcard stands in a directory's name (`*/x`), the directory is
+    known only at run time, or it matches more than MAX_GLOB_MATCHES files. A file made later on
+    the line is in the same directory; a link made there is judged as the line's links are."""
+    parent, _, name = literal.rstrip("/").rpartition("/")
+    if name.startswith(".") or any(c in parent for c in "*?[") or directory is None and not literal.startswith("/"):
+        return None
+    import glob
+
+    base = directory or ctx.cwd
+    found = glob.glob(literal, root_dir=base) if not literal.startswith("/") else glob.glob(literal)
+    if len(found) > MAX_GLOB_MATCHES:
+        return None
+    return sorted(found) or [literal]
 
 
 def judge_removal(
