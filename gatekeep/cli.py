@@ -67,9 +67,21 @@ def cli() -> None:
 @click.option("--cwd", type=str, help="The directory the line runs in (default: the current one).")
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing when the line is allowed.")
 @click.option("--shell", help="The shell the line comes from, for the audit log (the hooks set it).")
+@click.option(
+    "--names-on-request",
+    is_flag=True,
+    help="The caller can say what its shell runs by name: exit 3, deciding nothing, when a command word may be a typo.",
+)
+@click.option(
+    "--shell-names",
+    metavar="NAMES",
+    help="The aliases, functions and hashed commands of the calling shell, blank-separated: a command word"
+    " that is none of them, no builtin and not on PATH cannot run, and is not asked about.",
+)
 @click.argument("command_line", nargs=-1, required=True)
-def check(policy_file, no_prompt, as_json, cwd, quiet, shell, command_line) -> int:
-    """Vet COMMAND_LINE: exit 0 to run it, 1 to block it, 2 on an error (also blocks).
+def check(policy_file, no_prompt, as_json, cwd, quiet, shell, names_on_request, shell_names, command_line) -> int:
+    """Vet COMMAND_LINE: exit 0 to run it, 1 to block it, 2 on an error (also blocks), 3 (only
+    with --names-on-request) to be asked again with --shell-names.
 
     Pass the line after `--`: gatekeep check -- 'git status && make'. A line
     that needs approval is asked on the terminal (/dev/tty) when standard input
@@ -78,7 +90,17 @@ def check(policy_file, no_prompt, as_json, cwd, quiet, shell, command_line) -> i
     from gatekeep.commands.check import check as run
 
     line = " ".join(command_line)
-    return run(line, policy_file=policy_file, prompt=not no_prompt, as_json=as_json, cwd=cwd, quiet=quiet, shell=shell)
+    return run(
+        line,
+        policy_file=policy_file,
+        prompt=not no_prompt,
+        as_json=as_json,
+        cwd=cwd,
+        quiet=quiet,
+        shell=shell,
+        names_on_request=names_on_request,
+        shell_names=shell_names,
+    )
 
 
 @cli.group(context_settings=CONTEXT)

@@ -20,7 +20,8 @@ import sys
 from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, OutputClosed
 
 _FLAGS = {"--no-prompt": "no_prompt", "--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
-_VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell"}
+_FLAGS["--names-on-request"] = "names_on_request"
+_VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell", "--shell-names": "shell_names"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,8 +87,8 @@ def read_check_args(args: list[str]) -> dict | None:
     options, words = args[1:split], args[split + 1 :]
     if not words:
         return None
-    found: dict = {"no_prompt": False, "as_json": False, "quiet": False}
-    found.update(policy_file=None, cwd=None, shell=None)
+    found: dict = {"no_prompt": False, "as_json": False, "quiet": False, "names_on_request": False}
+    found.update(policy_file=None, cwd=None, shell=None, shell_names=None)
     i = 0
     while i < len(options):
         option = options[i]
@@ -112,6 +113,8 @@ def read_check_args(args: list[str]) -> dict | None:
         "cwd": found["cwd"],
         "quiet": found["quiet"],
         "shell": found["shell"],
+        "names_on_request": found["names_on_request"],
+        "shell_names": found["shell_names"],
     }
 
 

@@ -135,12 +135,19 @@ __gatekeep_gate() {
             (( HISTCMD < count )) && kept=4       # it erased more than the copy just put back
         fi
     fi
-    if [[ -r /dev/tty ]]; then
-        "${__gatekeep_cmd[@]}" check --shell bash --quiet -- "$line" </dev/tty
-    else
-        "${__gatekeep_cmd[@]}" check --shell bash --quiet --no-prompt -- "$line"
-    fi
-    local status=$?
+    local -a ask=(--names-on-request)
+    while :; do
+        if [[ -r /dev/tty ]]; then
+            "${__gatekeep_cmd[@]}" check --shell bash --quiet "${ask[@]}" -- "$line" </dev/tty
+        else
+            "${__gatekeep_cmd[@]}" check --shell bash --quiet --no-prompt "${ask[@]}" -- "$line"
+        fi
+        local status=$?
+        # 3: the line's only questions are about words that may be typos; say once what this shell
+        # runs by name beyond PATH and its builtins (aliases, hashed commands, functions)
+        (( status == 3 && ${#ask[@]} == 1 )) || break
+        ask=(--shell-names "${!BASH_ALIASES[*]} ${!BASH_CMDS[*]} $(builtin compgen -A function)")
+    done
     case $status in
         0) ;;
         1) __gatekeep_block ;;

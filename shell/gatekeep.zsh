@@ -58,6 +58,7 @@ typeset -gra __gatekeep_widgets=(
 
 functions[__gatekeep_preexec]='
     local line=$1 rc tool=${__gatekeep_cmd[@]:0:1} bytes multibyte aliasing=${options[aliases]}
+    local -a ask
     __gatekeep_verdict=deny
     if [[ ${functions[TRAPDEBUG]-} != ${__gatekeep_bodies[TRAPDEBUG]} ]]; then
         options[aliases]=off                     # a body assigned here is parsed with the aliases of now
@@ -69,12 +70,24 @@ functions[__gatekeep_preexec]='
     elif [[ -z $line && -n $3 ]]; then
         print -ru2 -- "gatekeep: zsh did not pass the typed line to the hook, so gatekeep cannot read it; blocked"
     else
-        if [[ -r /dev/tty ]]; then
-            "${__gatekeep_cmd[@]}" check --shell zsh --quiet -- "$line" </dev/tty
-        else
-            "${__gatekeep_cmd[@]}" check --shell zsh --quiet --no-prompt -- "$line"
-        fi
-        rc=$?
+        ask=(--names-on-request)
+        while :; do
+            if [[ -r /dev/tty ]]; then
+                "${__gatekeep_cmd[@]}" check --shell zsh --quiet $ask -- "$line" </dev/tty
+            else
+                "${__gatekeep_cmd[@]}" check --shell zsh --quiet --no-prompt $ask -- "$line"
+            fi
+            rc=$?
+            # 3: the line'"'"'s only questions are about words that may be typos; say once what
+            # this shell runs by name beyond PATH and its builtins (aliases, suffix aliases as
+            # *.EXT, functions, hashed commands); none while CORRECT would offer another command
+            (( rc == 3 && ${#ask} == 1 )) || break
+            if [[ ${options[correct]} == on || ${options[correctall]} == on ]]; then
+                ask=()
+            else
+                ask=(--shell-names "${(k)aliases} ${(k)galiases} ${${(k)saliases}/#/*.} ${(k)functions} ${(k)commands}")
+            fi
+        done
         case $rc in
             0) __gatekeep_verdict=allow ;;
             1) ;;

@@ -116,7 +116,7 @@ def test_an_unwritable_audit_log_blocks_the_line(capsys, monkeypatch, tmp_path):
 def test_an_internal_error_blocks_with_one_line_and_a_log(capsys, monkeypatch, paths):
     import gatekeep.commands.check as check_module
 
-    def explode(line, policy, cwd):
+    def explode(line, policy, cwd, **names):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(check_module, "evaluate", explode)
@@ -267,6 +267,9 @@ CHECK_ARGS = [
     ["--shell=bash", "--policy", "p.yaml", "--no-prompt", "--", "a", "--", "b"],
     ["--policy=p.yaml", "--", "-x"],
     ["--cwd", "--json", "--", "x"],  # click takes the next word as the value, whatever it is
+    ["--shell", "bash", "--quiet", "--names-on-request", "--", "gti status"],
+    ["--shell", "zsh", "--shell-names", "ll gs\nf", "--", "gti"],
+    ["--shell-names", "", "--", "gti"],  # a shell with no aliases or functions
 ]
 LEFT_TO_CLICK = [
     ["--help", "--", "x"],
@@ -295,6 +298,8 @@ def _click_reading(args: list[str]) -> dict:
         "cwd": params["cwd"],
         "quiet": params["quiet"],
         "shell": params["shell"],
+        "names_on_request": params["names_on_request"],
+        "shell_names": params["shell_names"],
     }
 
 

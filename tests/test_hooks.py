@@ -376,3 +376,56 @@ def test_the_path_advice_works_in_the_gated_shell_it_is_given_in(gated, shell):
     script = "PATH=/usr/bin:/bin\n" + lines[0] + "\n" + lines[0] + '\nprintf "%s\\n" "$PATH"\n'
     shown = subprocess.run([shell, "-c", script], capture_output=True, text=True, timeout=30).stdout
     assert shown.strip() == f"{sh.home}/mybin:/usr/bin:/bin"  # once, however often the file is read
+
+
+# Typos (judge/typos.py): a command word that is nothing the shell could run is not asked about,
+# and the shell says "not found"; one that is an alias, a function or a hashed command of the
+# shell, or a line where anything else asks, is asked about as before.
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_typo_is_not_asked_about_and_the_shell_reports_it(gated, shell):
+    sh = gated(shell)
+    out = sh.run("gti status")
+    assert "not found" in out and "gti" in out, out
+    record = records()[-1]
+    assert (record["decision"], record["outcome"], record["prompted"]) == ("allow", "allow", False)
+    assert "no command here" in record["reason"]
+
+
+@pytest.mark.parametrize(
+    "define",
+    [
+        "alias gti='touch ran-gti'",
+        "gti() { touch ran-gti; }",
+        "hash -p /usr/bin/touch gti",
+        "command_not_found_handle() { touch ran-gti; }; command_not_found_handler() { touch ran-gti; }",
+    ],
+)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_name_the_shell_runs_is_asked_about(gated, shell, define):
+    if shell == "zsh" and define.startswith("hash"):
+        define = "hash gti=/usr/bin/touch"
+    sh = gated(shell, extra_rc=define)
+    sh.ask("gti ran-gti", "d")
+    assert not sh.exists("ran-gti")
+    assert records()[-1]["outcome"] == "deny"
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_typo_beside_a_question_is_asked_about_with_it(gated, shell):
+    sh = gated(shell)
+    sh.ask("gti status; touch ask-1", "d")
+    assert not sh.exists("ask-1")
+    assert "gti status" in sh.question
+
+
+def test_zsh_correction_keeps_the_question(gated):
+    """With CORRECT on, zsh offers `git` for `gti` before the hook runs; told no, the word is
+    still asked about (the hook passes no names), never let through as a typo."""
+    sh = gated("zsh", extra_rc="setopt correct")
+    sh.child.sendline("gti status")
+    sh.child.expect_exact("[nyae]?")
+    sh.child.send("n")
+    sh.child.expect_exact(QUESTION)
+    press_answer(sh.child, "d")
+    sh.child.expect_exact(PROMPT)
+    assert records()[-1]["outcome"] == "deny" and records()[-1]["prompted"]

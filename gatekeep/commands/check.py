@@ -6,7 +6,7 @@ import os
 import sys
 
 from gatekeep.core.display import visible
-from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalError, HandBack, PolicyError
+from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, EXIT_NAMES, FatalError, HandBack, PolicyError
 from gatekeep.core.jsontext import dumps
 from gatekeep.core.paths import get_paths, removed
 from gatekeep.judge.gate import evaluate, verdict_json
@@ -31,8 +31,15 @@ def check(
     quiet: bool,
     shell: str | None = None,
     questions: bool = True,
+    names_on_request: bool = False,
+    shell_names: str | None = None,
 ) -> int:
-    """`questions` False: a question is not asked here but raises HandBack (a warm checker's worker)."""
+    """`questions` False: a question is not asked here but raises HandBack (a warm checker's worker).
+
+    `shell_names`: the names the calling shell runs beyond PATH and its builtins, blank-separated
+    (judge/typos.py); `names_on_request`: the caller can give them, so a line whose only questions
+    are about command words that may be typos returns EXIT_NAMES, deciding and recording nothing,
+    for the caller to check again with them."""
     paths = get_paths()
     record = new_record(line, cwd, shell or os.path.basename(os.environ.get("SHELL", "")) or None)
     try:
@@ -54,7 +61,20 @@ def check(
     for layer in policy.layers:
         if layer.error:
             print(f"gatekeep: {layer.error}; every line asks until it is fixed", file=sys.stderr)
-    verdict = evaluate(line, policy, record["cwd"])
+    names = frozenset(shell_names.split()) if shell_names is not None else None
+    if names is None and names_on_request:
+        names = frozenset()  # as if the shell ran nothing by name: if that allows a typo, ask for the names
+    if names is None:
+        verdict = evaluate(line, policy, record["cwd"])
+    else:
+        verdict = evaluate(line, policy, record["cwd"], shell_names=names)
+    typos = []
+    if names is not None:
+        from gatekeep.judge.typos import NOT_A_COMMAND
+
+        typos = [v for v in verdict.commands if v.decision == "allow" and v.why == NOT_A_COMMAND]
+        if typos and shell_names is None:
+            return EXIT_NAMES
     if verdict.decision != "allow" and removed(record["cwd"]):
         _gone(record["cwd"])
     # roll-out: record what would happen, block and prompt nothing, except what the built-in
@@ -105,6 +125,10 @@ def check(
             print(f"gatekeep: to allow it from now on: {visible(hint)}", file=sys.stderr)
     elif not quiet:
         print(f"gatekeep: {verdict.reason}", file=sys.stderr)
+    elif typos:  # said even when quiet: the line was not asked about because of what gatekeep found
+        shown = ", ".join(f"`{visible(v.normalized.command.argv[0])}`" for v in typos)
+        why = "no such command here (not on PATH, no builtin, alias or function); not asked"
+        print(f"gatekeep: {shown}: {why}", file=sys.stderr)
     return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
 
 

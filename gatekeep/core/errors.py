@@ -6,6 +6,7 @@ from __future__ import annotations
 EXIT_ALLOW = 0
 EXIT_BLOCKED = 1
 EXIT_ERROR = 2  # usage, policy or internal error: gatekeep could not decide
+EXIT_NAMES = 3  # `check --names-on-request`: ask again with the shell's names (judge/typos.py)
 
 
 class FatalError(Exception):

@@ -64,7 +64,10 @@ def decide(
     matches: list[Matches],
     policy: Policy,
     writes: WriteContext | None = None,
+    shell_names: frozenset[str] | None = None,
 ) -> LineVerdict:
+    """`shell_names`: what the shell runs by name beyond PATH and its builtins (typos.py), when
+    the shell said; a command that cannot run is then not asked about."""
     writes = writes or WriteContext.here(None)
     links = links_made(normalized)
     feeding = _feeding(parsed)
@@ -98,6 +101,12 @@ def decide(
     if risk is not None:
         return LineVerdict("ask", risk, None, verdicts, ())
     asked = next((v for v in verdicts if v.decision == "ask"), None)
+    if asked is not None and shell_names is not None:
+        from gatekeep.judge.typos import settle
+
+        functions = frozenset(f.name for f in parsed.functions)
+        verdicts = settle(verdicts, functions, shell_names, writes.cwd, SHELL_BUILTINS)
+        asked = next((v for v in verdicts if v.decision == "ask"), None)
     if asked is not None:
         return LineVerdict("ask", _sentence(asked), asked.rule, verdicts, suggestions)
     if not verdicts:
@@ -284,7 +293,8 @@ def _overwrites_secret(normalized: Normalized, forms, policy: Policy, writes: Wr
         return None
     from gatekeep.judge.protect import judge_path
 
-    targets = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file and r.op not in (">>", "&>>")]
+    redirects = normalized.command.redirects
+    targets = [(r.target, r.dynamic) for r in redirects if r.writes_file and r.op not in (">>", "&>>")]
     targets += [(t, True) for f in forms for t in argument_writes(f)]
     for target, dynamic in targets:
         for directory in normalized.directories or ("",):
@@ -294,7 +304,8 @@ def _overwrites_secret(normalized: Normalized, forms, policy: Policy, writes: Wr
             hit = judge_path(policy.protected, "read", target, dynamic, writes.home, where)
             if hit is None or hit.held or not os.path.lexists(os.path.join(where, hit.path)):
                 continue
-            return f"replaces {target}, {_what(hit)} protected by {hit.entry.describe()}, so it asks whatever rule allows the tool"
+            protected = f"{_what(hit)} protected by {hit.entry.describe()}"
+            return f"replaces {target}, {protected}, so it asks whatever rule allows the tool"
     return None
 
 
@@ -500,7 +511,7 @@ def _through_links(target: str, links: dict[str, dict[str, int]], own: dict | No
     glob = any(c in target for c in "*?[")
     for link, sources in links.items():
         if glob:
-            found += [points_to for points_to, makers in sources.items() if not (own and makers == 1 and points_to in own.get(link, ()))]
+            found += [to for to, makers in sources.items() if not (own and makers == 1 and to in own.get(link, ()))]
             continue
         if target != link and not target.startswith(link + "/"):
             continue

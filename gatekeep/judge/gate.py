@@ -47,8 +47,15 @@ def read_line(line: str, cwd: str | None = None) -> tuple[ParseResult, list[Norm
     return parsed, placed
 
 
-def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteContext | None = None) -> LineVerdict:
-    """The verdict on `line` run in `cwd`; `context`, if given, is write_context(cwd) made once for many lines.
+def evaluate(
+    line: str,
+    policy: Policy,
+    cwd: str | None = None,
+    context: WriteContext | None = None,
+    shell_names: frozenset[str] | None = None,
+) -> LineVerdict:
+    """The verdict on `line` run in `cwd`; `context`, if given, is write_context(cwd) made once for
+    many lines; `shell_names`, the names the shell runs beyond PATH and its builtins (typos.py).
 
     Given CHECK_SECONDS of CPU time (budget.py); past that the line asks, and the reason says
     so: a line is never allowed because its time ran out. 3 s: a typical line takes 5 to 20
@@ -62,7 +69,7 @@ def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteCo
 
     try:
         with Limit(CHECK_SECONDS) as limit:
-            return _evaluate(line, policy, cwd, context)
+            return _evaluate(line, policy, cwd, context, shell_names)
     except OutOfTime as e:
         if e.limit is not limit:
             raise
@@ -73,13 +80,15 @@ def evaluate(line: str, policy: Policy, cwd: str | None = None, context: WriteCo
     return LineVerdict("ask", reason, None, (), (), firm=True)
 
 
-def _evaluate(line: str, policy: Policy, cwd: str | None, context: WriteContext | None) -> LineVerdict:
+def _evaluate(
+    line: str, policy: Policy, cwd: str | None, context: WriteContext | None, shell_names: frozenset[str] | None = None
+) -> LineVerdict:
     if context is None or (policy.posture != "strict" and context.boundary is None):
         context = write_context(context.cwd if context else cwd, policy)  # (one made for strict: its posture's)
     parsed, normalized = read_line(line, context.cwd)
     matches = match_line(normalized, policy.index)
     _match_elsewhere(normalized, matches, context.cwd)
-    return decide(parsed, normalized, matches, policy, context)
+    return decide(parsed, normalized, matches, policy, context, shell_names)
 
 
 def _match_elsewhere(normalized: list[Normalized], matches: list, cwd: str) -> None:
