@@ -337,10 +337,11 @@ def test_values_never_join_a_name(line, name):
 @pytest.mark.parametrize(
     "line,expected",
     [
-        # a runner's always-answer is the exact line: `poetry run *` would run anything
-        ("poetry run pytest -x", ("poetry run pytest -x",)),
-        ("npx prettier --check .", ("npx prettier --check .",)),
-        ("bundle exec rspec", ("bundle exec rspec",)),
+        # a runner's always-answer names what it runs, never `poetry run *`, which would run anything
+        ("poetry run pytest -x", ("poetry run pytest *",)),
+        ("npx prettier --check .", ("npx prettier *",)),
+        ("bundle exec rspec", ("bundle exec rspec *",)),
+        ("npx frobnicate --now", ("npx frobnicate --now",)),  # a tool the data does not know
         # a value where a name word goes: `bun run *` would run every script
         ("bun run src/index.ts", ("bun run src/index.ts",)),
         # a closed list ends the name: the rest are values the rule leaves open

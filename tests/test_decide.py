@@ -831,3 +831,50 @@ def test_an_exception_allows_nothing_itself(tmp_path):
     assert verdict.decision == "ask" and verdict.rule is None, verdict.reason
     denied = evaluate("rm -rf ./build", policy, str(tmp_path))
     assert "except 'rm -rf /tmp/*'" in denied.reason
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("cd src && git status", "allow"),  # the same work tree: the same config as without the cd
+        ("cd src && git log --oneline | head", "allow"),
+        ("cd nested && git status", "ask"),  # a repository of its own, whose config can run code
+        ("cd /tmp && git status", "ask"),
+        ("cd missing && git status", "ask"),
+        ("mkdir -p made && cd made && git status", "ask"),  # the line could make a repository there
+        ("cd src && touch x && git status", "ask"),
+        ("cd $D && git status", "ask"),
+    ],
+)
+def test_git_after_a_cd_within_the_same_work_tree_is_judged_as_git_here(tmp_path, line, decision):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "src").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "nested")], check=True)
+    assert evaluate(line, policy_from("posture: strict\n"), str(tmp_path)).decision == decision
+
+
+def test_git_after_a_cd_outside_any_work_tree_asks(tmp_path):
+    (tmp_path / "src").mkdir()
+    assert evaluate("cd src && git status", policy_from(""), str(tmp_path)).decision == "ask"
+
+
+@pytest.mark.parametrize(
+    "line,suggestion",
+    [
+        ("npx playwright test a.spec.ts", "npx playwright test *"),  # a runner: what it runs, by name
+        ("npx tsc --noEmit", "npx tsc *"),
+        ("uv run pytest -q tests/x.py", "uv run pytest *"),
+        ("poetry run pytest tests/x.py", "poetry run pytest *"),
+        ("pnpm exec eslint src", "pnpm exec eslint *"),
+        ("npx some-unknown-tool x", "npx some-unknown-tool x"),  # nothing known of it: the exact line
+        ("npx sh x.sh", "npx sh x.sh"),  # a shell, a wrapper, an interpreter: the exact line
+        ("npx tsx x.ts", "npx tsx x.ts"),
+        ("npx sudo ls", "npx sudo ls"),
+        ("uv run python x.py", "uv run python x.py"),
+    ],
+)
+def test_a_runners_command_is_learned_by_what_it_runs(line, suggestion, tmp_path):
+    verdict = evaluate(line, policy_from("posture: strict\n"), str(tmp_path))
+    assert verdict.suggestions[:1] == (suggestion,), verdict.suggestions
+    rule = policy_from(f"posture: strict\nrules:\n  allow: [{json.dumps(suggestion)}]\n")
+    assert evaluate(line, rule, str(tmp_path)).decision == "allow"  # (it matches what it was offered for)

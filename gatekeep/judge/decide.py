@@ -94,7 +94,7 @@ def decide(
             reason += f"; in what may be only text (quoted, a heredoc, a comment), `{visible(would.text)}` {would.why}"
         reason += "; gatekeep never allows what it cannot read"
         return LineVerdict("ask", reason, None, verdicts, ())  # no rule could ever allow it
-    risk = _line_risk(parsed, normalized) or _runs_what_it_writes(normalized, writes, links, policy)
+    risk = _line_risk(parsed, normalized, writes) or _runs_what_it_writes(normalized, writes, links, policy)
     risk = risk or _names_a_secret(parsed, policy, writes)
     if risk is None and parsed.risks:
         risk = f"the line cannot be allowed: {parsed.risks[0]}"
@@ -522,7 +522,29 @@ def _through_links(target: str, links: dict[str, dict[str, int]], own: dict | No
     return found
 
 
-def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
+def _git_elsewhere_after_cd(normalized: list[Normalized], tools: list[str], cd: int, writes: WriteContext) -> bool:
+    """Whether git after the line's `cd` may run in another repository than the line's, whose
+    config (hooks, fsmonitor) can run code: unless the line's directory is in a git work tree,
+    git runs in directories that exist now and lie in that same tree (none holds a .git of its
+    own: `cd src && git status`), and every other command of the line only reads (so none can
+    make a repository there first)."""
+    from gatekeep.judge.writes import work_tree
+
+    here = work_tree(writes.cwd)
+    if not os.path.lexists(os.path.join(here, ".git")):
+        return True
+    for i, n in enumerate(normalized):
+        if i > cd and tools[i] == "git":
+            for d in n.directories or ("",):
+                where = d or writes.cwd
+                if d is None or not os.path.isdir(where) or work_tree(where) != here:
+                    return True
+        elif i != cd and not is_read_only(n):
+            return True
+    return False
+
+
+def _line_risk(parsed: ParseResult, normalized: list[Normalized], writes: WriteContext) -> str | None:
     """What makes a line ask whatever its commands' rules say."""
     if len(normalized) > MAX_COMMANDS:
         return f"the line runs {len(normalized)} commands; more than {MAX_COMMANDS} always ask"
@@ -530,7 +552,7 @@ def _line_risk(parsed: ParseResult, normalized: list[Normalized]) -> str | None:
     cds = [i for i, tool in enumerate(tools) if tool in DIRECTORY_CHANGERS]
     if len(cds) > 1:
         return "the line changes directory more than once; which directory each command runs in is hard to see"
-    if cds and "git" in tools[cds[0] + 1 :]:
+    if cds and "git" in tools[cds[0] + 1 :] and _git_elsewhere_after_cd(normalized, tools, cds[0], writes):
         return "the line runs git after cd: a repository's own config (hooks, fsmonitor) can run code"
     if any(_git_elsewhere(form) for n in normalized for form in n.deny_forms):
         return "git runs in another repository (-C, --git-dir, --work-tree), whose config can run code"

@@ -39,7 +39,7 @@ from gatekeep.read.shellwords import Word
 
 # Tools for which `tool *` would allow anything at all: suggest the exact command.
 TOO_BROAD = frozenset(
-    "python python3 python2 node deno bun ruby perl php lua Rscript java rm dd mv cp chmod chown curl wget ssh scp "
+    "python python3 python2 node deno bun tsx ts-node ruby perl php lua Rscript java rm dd mv cp chmod chown curl wget ssh scp "
     "rsync nc ncat socat kill pkill killall shred truncate mkfs crontab at git npm npx pnpm yarn make".split()
 )
 
@@ -391,6 +391,9 @@ def _suggestion(inner: list[str], allow_form: tuple[str, ...] | None) -> str | N
     module = _module_name(inner) if too_broad else None
     if module:  # `python -m pytest -q` -> `python -m pytest *`: the module's own name, not the file's
         return " ".join(_literal(w) for w in [*prefix, *inner[:2], *module.split()]) + " *"
+    ran = _run_name(inner) if too_broad else None
+    if ran:  # `npx playwright test a.spec.ts` -> `npx playwright test *`: what the runner runs, by its name
+        return " ".join(_literal(w) for w in [*prefix, *ran]) + " *"
     words = allow_form if too_broad and len(inner) > 1 else prefix + inner[:end]
     if any("|" in w for w in words):
         return None  # a pattern would read a quoted `|` as a pipeline: `npm run 'x | sh'` is no `npm run x | sh *`
@@ -411,6 +414,28 @@ def _module_name(inner: list[str]) -> str | None:
     if load_knowledge().table(inner[2]) is None or basename(inner[2]) in TOO_BROAD:
         return None
     return load_table().name(inner[2:])
+
+
+def _run_name(inner: list[str]) -> list[str] | None:
+    """For a runner's command (`npx playwright test a.spec.ts`, `uv run pytest -q`), the runner's
+    words up to the command it runs and that command's name (`npx playwright test`), when the data
+    knows that command as a tool of its own that is no runner, wrapper, shell or interpreter;
+    else None (`npx some-script`: the exact command)."""
+    from gatekeep.name.knowledge import load_knowledge
+
+    table = load_table()
+    ran = table.runner_inner(list(inner))
+    if not ran or len(ran) >= len(inner) or "/" in ran[0] or basename(ran[0]) in TOO_BROAD:
+        return None
+    known = load_knowledge().table(ran[0])
+    if known is None or any(known[1].get(k) for k in ("bare", "wrapper", "runner", "program-operand", "stdin-program")):
+        return None  # a shell, a wrapper, a runner or an interpreter: `npx bash *` would run anything
+    if table.runner_inner(list(ran)) is not None:
+        return None
+    found, short = table.walk(ran)
+    if short or table.runs_command(ran, found):
+        return None
+    return [*inner[: len(inner) - len(ran)], *ran[: found[-1] + 1]]
 
 
 def _literal(word: str) -> str:
