@@ -4,6 +4,7 @@ has said what it runs by name; everything else about the line is judged as befor
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
@@ -70,3 +71,13 @@ def test_a_line_that_may_change_what_names_mean_lets_no_typo_by(bin_dir, line):
     policy = policy_from("posture: guard\nrules:\n  allow: ['source *', '. *', 'eval *', 'command *']\n")
     verdict = evaluate(line, policy, os.getcwd(), shell_names=frozenset())
     assert not any(v.why == NOT_A_COMMAND for v in verdict.commands), verdict.reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["git checkout topic && gti", "touch x; gti", "git stash && gti"],  # allowed, but may make gti a command
+)
+def test_a_typo_beside_a_command_that_changes_anything_is_asked_about(bin_dir, line):
+    subprocess.run(["git", "init", "-q"], check=True)
+    verdict = evaluate(line, policy_from("posture: guard\nrules:\n  allow: ['git *']\n"), os.getcwd(), shell_names=frozenset())
+    assert verdict.decision == "ask", verdict.reason

@@ -6,7 +6,9 @@ would run beyond the files on PATH and its builtins (its aliases, functions and 
 and zsh's suffix aliases), and a command whose word is none of them is allowed, with a reason
 that says so. Only when that is all that asks on the line: if anything else on it asks, the
 line asks as before, typo and all (an approved `cp /bin/rm ~/bin/gti && gti -rf ~` would make
-the typo a command).
+the typo a command); and only beside commands that only read: one allowed by a rule or a posture
+may still make the word a command (`git checkout topic && gti`, where topic adds bin/gti and bin
+is on PATH).
 
 It never applies when gatekeep cannot see what the word will be: a word computed at run time or
 holding a `/`, a PATH with a relative directory, a directory of that name (zsh's and bash's
@@ -39,9 +41,11 @@ def settle(
     path = os.environ.get("PATH", "")
     if any(not d.startswith("/") for d in path.split(":")):
         return verdicts  # ("" and "." are the directory the command runs in)
+    from gatekeep.judge.readonly import is_read_only
+
     settled = []
     for verdict in verdicts:
-        if verdict.decision == "allow":
+        if verdict.decision == "allow" and is_read_only(verdict.normalized):
             settled.append(verdict)
             continue
         if verdict.decision != "ask" or not _cannot_run(verdict.normalized, functions | names, builtins, path, cwd):
