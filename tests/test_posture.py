@@ -79,6 +79,8 @@ TABLE = [
     ("git rebase main", "ask", "allow", "allow"),
     ("git tag v1.0", "ask", "allow", "allow"),
     ("git fetch origin", "ask", "allow", "allow"),
+    ("git commit -m \"$(cat <<'EOF'\nfix: a typo\n\nbody\nEOF\n)\"", "ask", "allow", "allow"),  # a message
+    ("git commit -F .env", "ask", "ask", "ask"),  # a file read: the secret would be committed
     # the shell's own state
     ("export NODE_ENV=test", "ask", "allow", "allow"),
     ("source .venv/bin/activate", "ask", "allow", "allow"),

@@ -138,6 +138,7 @@ BOOL_KEYS = (
     "bare",
     "changes-operands",
     "shell-aliases",
+    "dash-operands",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
@@ -228,6 +229,7 @@ SCHEMA = {
     " export, cd, job control), fetches (requests to its URL operands), system (changes the machine:"
     " a package installed for everyone)",
     "changes-operands": "its operands are the files it changes in place (`touch`, `mkdir`, `chmod`)",
+    "dash-operands": "a word that is none of its options is text it prints, not an unknown option (`echo ---`)",
     "shell-aliases": "a subcommand it does not know may be an alias that runs a shell command (git's `!`): guard asks",
     "connect-options": "options that name another place to connect to (curl's `--proxy`, `--resolve`): the request"
     " may leave the machine whatever its URL says",
@@ -581,7 +583,8 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         # the options this level reads: all of them, or those before its subcommand's name
         own = parsed if sub is None else parse(args[: parsed.first_operand], spec_of(table))
         known = known_options(table)
-        unknown += [option for option, _ in own.options if option not in known]
+        if not table.get("dash-operands"):
+            unknown += [option for option, _ in own.options if option not in known]
         if sub is None:
             break
         shown += " " + args[parsed.first_operand]
