@@ -14,6 +14,7 @@ count; and every denied line.
   --corpus heldout    measure tests/data/look_heldout.tsv instead (1,000 examples from
                       205 other tldr pages, built by the same rules; see CORPUS.md)
   --show-misses       with --corpus heldout, also print the asked and denied lines
+  --posture P         decide with `posture: P` as the only user setting (strict, workspace, guard)
 
 The held-out corpus is for reporting, not for tuning: nobody looks at its misses
 while changing gatekeep, so that its figure stays an honest estimate for commands
@@ -86,16 +87,16 @@ def make_workspace(directory: Path) -> Path:
     return directory
 
 
-def decide_rows(rows: list[Row]) -> list[tuple[Row, object]]:
-    """(row, LineVerdict) for each row, decided with the built-in policy and an empty user policy,
-    typed in a fresh workspace (make_workspace). The caller isolates gatekeep first: GATEKEEP_HOME
+def decide_rows(rows: list[Row], posture: str | None = None) -> list[tuple[Row, object]]:
+    """(row, LineVerdict) for each row, decided with the built-in policy and an empty user policy
+    (or one that sets only `posture`), typed in a fresh workspace (make_workspace). The caller isolates gatekeep first: GATEKEEP_HOME
     must already name a throw-away directory (the tests' autouse fixture, or main() here)."""
     if not os.environ.get("GATEKEEP_HOME"):
         raise RuntimeError("set GATEKEEP_HOME to a temporary directory first")
     from gatekeep.judge.gate import evaluate, write_context
     from tests.conftest import policy_from
 
-    policy = policy_from("")
+    policy = policy_from(f"posture: {posture}\n" if posture else "")
     before = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="gatekeep-look-") as tmp:
         cwd = str(make_workspace(Path(tmp) / "repo").resolve())
@@ -178,10 +179,13 @@ def main() -> int:
     parser.add_argument(
         "--show-misses", action="store_true", help="with --corpus heldout, also print the asked and denied lines"
     )
+    parser.add_argument(
+        "--posture", choices=("strict", "workspace", "guard"), help="set this posture in the user policy"
+    )
     args = parser.parse_args()
     path = CORPORA[args.corpus]
     with isolated():
-        results = decide_rows(read_rows(args.label, path))
+        results = decide_rows(read_rows(args.label, path), args.posture)
     if args.corpus == "heldout" and not args.show_misses:
         report_shares(results, args.label, path)
         rows = read_rows(path=path)
