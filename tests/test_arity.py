@@ -142,6 +142,10 @@ def suggestions(line: str, policy_text: str = "posture: strict\n") -> tuple[str,
         ("nohup", ()),
         ("timeout 5", ()),
         ("eval $CMD", ()),
+        # but sourcing one file gets the exact line (issue 36): `source *` would run any file
+        ("source .venv/bin/activate", ("source .venv/bin/activate",)),
+        (". ./env.sh", (". ./env.sh",)),
+        ("source $F", ()),
         # a heredoc line: from the part before the heredoc
         ("cat <<EOF | kubectl apply -f -\nkind: Pod\nEOF", ("kubectl apply *",)),
         # a multi-line line: from its first line

@@ -121,7 +121,12 @@ def normalize(command: SimpleCommand) -> Normalized:
         # `xargs CMD`: CMD must be allowed on its own, with arguments nobody can see yet
         reentry = _xargs_script(list(allow_form[1 : len(allow_form) - len(inner)]), inner)
     not_allowable = command.problems + why_not + why_not_script
-    suggestion = None if bare or not_allowable else _suggestion(inner, allow_form)
+    # never for a bare shell or wrapper, but for sourcing one file (`source .venv/bin/activate`): the
+    # exact line, since `source *` would run any file
+    sourced = bare and allow_form is not None and len(allow_form) == 2 and allow_form[0] in ("source", ".")
+    suggestion = None
+    if not not_allowable:
+        suggestion = _exact(allow_form) if sourced else None if bare else _suggestion(inner, allow_form)
     # Only a shell, eval or xargs at the front of what allow rules see merely runs its script;
     # `sudo bash -c '...'` does more than its script, so it is decided as itself.
     transparent = (
@@ -436,6 +441,13 @@ def _run_name(inner: list[str]) -> list[str] | None:
     if short or table.runs_command(ran, found):
         return None
     return [*inner[: len(inner) - len(ran)], *ran[: found[-1] + 1]]
+
+
+def _exact(allow_form: tuple[str, ...] | None) -> str | None:
+    """The rule that allows this very command and nothing else, or None (see _suggestion on `|`)."""
+    if not allow_form or any("|" in w for w in allow_form):
+        return None
+    return " ".join(_literal(w) for w in allow_form)
 
 
 def _literal(word: str) -> str:
