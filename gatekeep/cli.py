@@ -356,6 +356,22 @@ def audit_stats(since, as_json) -> int:
     return run(since, as_json)
 
 
+@cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True})
+@click.option("--sandbox", is_flag=True, help="Run it contained (required): only the working tree is writable.")
+@policy_option
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def run(sandbox, policy_file, command) -> int:
+    """Run COMMAND under bubblewrap: it can change only the working tree, cannot read secrets or
+    gatekeep's files, and reaches no network unless the policy's `sandbox.network` is on.
+
+    It does not judge COMMAND (the gate judged the line that runs it). Exit status: the
+    command's; 125 when the sandbox cannot be set up, and then nothing ran.
+    """
+    from gatekeep.commands.run import run as run_contained
+
+    return run_contained(list(command), sandbox, policy_file)
+
+
 @cli.command(context_settings=CONTEXT)
 @json_option
 def paths(as_json) -> int:

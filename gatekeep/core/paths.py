@@ -53,6 +53,17 @@ class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
         """The warm checker's socket and lock (gatekeep/server/), private to the user (0700)."""
         return os.path.join(self.state_dir, "server")
 
+    @property
+    def sandbox_nothing(self) -> str:
+        """An empty file no one may open (mode 000): the sandbox binds it over files it hides."""
+        return os.path.join(self.state_dir, "sandbox", "nothing")
+
+    @property
+    def sandbox_empty(self) -> str:
+        """An empty directory no one may write (mode 555): the sandbox holds a missing settings
+        directory with it (contain/sandbox.py)."""
+        return os.path.join(self.state_dir, "sandbox", "empty")
+
     def lock_for(self, path: str | os.PathLike) -> str:
         """The lock file that guards writes to `path` (one per file, wherever it lives)."""
         from gatekeep.core.hashing import sha256

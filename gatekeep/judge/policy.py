@@ -72,11 +72,13 @@ from gatekeep.core.errors import PolicyError
 from gatekeep.core.hashing import sha256
 from gatekeep.core.paths import Paths
 from gatekeep.core.records import record
+from gatekeep.judge.containment import combine as sandbox_settings
+from gatekeep.judge.containment import parse as parse_sandbox
 from gatekeep.judge.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.judge.project import find_project_files, is_trusted
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "posture", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect")
+KEYS = ("default", "posture", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect", "sandbox")
 MODES = ("audit", "enforce")  # loosest first
 POSTURES = ("guard", "workspace", "strict")  # what a command no rule decides may do unasked, loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
@@ -92,8 +94,9 @@ DEFAULT_TIMEOUT = 300
 class Layer(
     record(
         "Layer",
-        "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation posture",
-        defaults=(None, None, (), (), None, None, None, None, None, (), (), (None, None), None),
+        "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation posture"
+        " sandbox",
+        defaults=(None, None, (), (), None, None, None, None, None, (), (), (None, None), None, (None, None, ())),
     )
 ):
     """One policy file: its text and what it sets.
@@ -106,7 +109,8 @@ class Layer(
     mode, approve, confirm: what the file sets, or None; loss: (class, "ask" | "allow") pairs;
     protect: (action, verdict, path, excepts) for each protected path;
     rotation: (max_bytes, keep) from `audit: {max_size: ..., keep: ...}`, None where not set;
-    posture: what the file sets, or None.
+    posture: what the file sets, or None; sandbox: (contain, network, writable) of `sandbox:`
+    (containment.py), None and () for what it does not set.
     """
 
     __slots__ = ()
@@ -116,8 +120,8 @@ class Policy(
     record(
         "Policy",
         "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected rotation"
-        " posture posture_layer",
-        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None),
+        " posture posture_layer sandbox",
+        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None, None),
     )
 ):
     """The layers combined: the effective default and timeout, and every rule, indexed.
@@ -127,7 +131,8 @@ class Policy(
     approve is "tty", "both" or "remote"; confirm is "key" or "word"; quiet_losses are the
     classes of loss whose questions `loss:` turned off; protected holds the protect.Entry of
     every layer, the built-in policy's first; rotation is (max_bytes, keep) for the audit log;
-    posture is "strict", "workspace" or "guard" (posture.py), set by posture_layer (None: by none).
+    posture is "strict", "workspace" or "guard" (posture.py), set by posture_layer (None: by none);
+    sandbox is the combined `sandbox:` settings (containment.Sandbox).
     """
 
     __slots__ = ()
@@ -357,6 +362,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
         _combined_rotation(layers),
         posture,
         posture_layer,
+        sandbox_settings(layers),
     )
 
 
@@ -547,6 +553,7 @@ def _layer(name: str, path: str, text: str, data) -> Layer:
     settings["rotation"] = _rotation(path, data)
     settings["loss"] = _loss(path, data)
     settings["protect"] = _protect(path, data)
+    settings["sandbox"] = parse_sandbox(path, data, _line)
     return Layer(name, path, text, default, timeout, rules, **settings)
 
 

@@ -1,0 +1,390 @@
+"""The sandbox: a command run under bubblewrap (`bwrap`), where it can change only the working tree.
+
+What the contained command sees, in the order bubblewrap builds it (a later mount covers an
+earlier one):
+
+1. The whole filesystem, read-only; a new /dev, a /proc of its own processes only, and an
+   empty, private /tmp (and /var/tmp, /dev/shm).
+2. /run emptied: the sockets there (docker's, the user's ssh and gpg agents', D-Bus) reach
+   programs outside; only the file /etc/resolv.conf points to, if it lies there, is kept.
+3. The home directory emptied and read-only, then each of its dot-entries (toolchains, caches,
+   settings) put back read-only: its other entries (documents, other projects, with their
+   `.env` files) stay hidden.
+4. The working tree, writable, and the policy's `sandbox.writable` places (that exist).
+5. Hidden again, as an empty directory or file no one may open: every path an anchored
+   `protect: read` entry names that exists (`~/.ssh`, `~/.aws/credentials`), every file in the
+   working tree whose name a `protect: read` entry names (`.env`, `*.pem`: found by walking the
+   tree, but not inside `.git`, `node_modules` or a virtualenv; a tree of more than
+   MAX_TREE_ENTRIES entries is refused), and gatekeep's own directories (its policy, audit
+   log, approvals and the warm checker's socket).
+6. Read-only inside the tree, in its top directory and each directory down to the line's own
+   (READ_ONLY_IN_TREE): the repository (`.git`: its hooks and config run code when git runs
+   outside, and a contained line changes files, never history), the project policy, `.envrc`,
+   and the agents' settings, which can run hooks or turn gatekeep off (`.claude`, `.gemini`,
+   `.github`, `opencode.json`…); each that does not exist is held by an empty read-only one for
+   the run (made before, removed after if still empty: a process that kills gatekeep with
+   SIGKILL leaves it behind, empty). And what a `protect: write` entry names. Being mount
+   points, none of them can be renamed or replaced.
+
+And: no network but its own loopback (`sandbox.network: on` shares the machine's), its own
+process, IPC, host-name and user namespaces, no capabilities and no further user namespaces,
+a new session (it cannot push keystrokes into the terminal: TIOCSTI), killed with gatekeep's
+process; the user's own uid; the environment without variables that name a secret or an
+agent's socket (SECRET_VARIABLES). Descriptors beyond 0-2 are not passed in, and a standard
+input that is a file is fed through a pipe: a descriptor of a file outside could be reopened
+for writing through /proc/self/fd.
+
+Not contained: what the command does with the network when it is on; files in the home's
+dot-directories whose names an unanchored `protect:` entry names (`~/.local/x/.env`: the
+tree walk does not reach there; name such a place with `~/…`); writes through the standard
+output or error the caller gave it (they are the line's own redirections, judged by the gate).
+
+It fails closed: with no bubblewrap, no user namespaces, or a kernel that refuses, nothing
+runs (ContainError, a one-line reason).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import subprocess
+
+from gatekeep.core.errors import FatalError
+
+MAX_TREE_ENTRIES = 50_000
+SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "__pycache__"})  # (and any virtualenv: pyvenv.cfg)
+# In the tree, read-only: what runs code when a tool outside runs (git's hooks and config), what
+# decides the gate (the project policy) or switches an agent's hooks off (their settings).
+READ_ONLY_IN_TREE = (
+    ".git", ".gatekeep.yaml", ".envrc", ".claude", ".gemini", ".codex", ".cursor", ".opencode", ".github", ".vscode",
+    ".mcp.json", "opencode.json", "opencode.jsonc",
+)  # fmt: skip
+HELD_WHEN_MISSING = frozenset(READ_ONLY_IN_TREE) - {".git", ".gatekeep.yaml", ".envrc"}  # (git, gatekeep and direnv ask first)
+# Variables not passed in: what names a secret, or a socket that acts for the user outside.
+SECRET_VARIABLES = (
+    "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*API_KEY*", "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*",
+    "*CREDENTIAL*", "*SESSION_KEY*", "AWS_*", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST", "KUBECONFIG", "VAULT_*",
+)  # fmt: skip
+PROBE_SECONDS = 10
+
+
+class ContainError(FatalError):
+    """The sandbox cannot be set up: nothing ran."""
+
+
+def bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def unavailable() -> str | None:
+    """Why containment cannot work here (no bubblewrap, no user namespaces, a refusing kernel),
+    or None: bubblewrap is run once, as it will run commands, on `true`."""
+    found = bwrap()
+    if found is None:
+        return "bubblewrap is not installed (`apt install bubblewrap`, or your system's package)"
+    probe = [found, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_NAMESPACES, "--", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=PROBE_SECONDS, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bubblewrap could not run ({type(e).__name__}: {e})"
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bubblewrap failed here: {said[-1] if said else f'exit status {done.returncode}'}"
+    return None
+
+
+_NAMESPACES = (
+    "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--new-session", "--die-with-parent",
+)  # fmt: skip
+
+
+def plan(
+    argv: list[str],
+    cwd: str,
+    workspace: str,
+    home: str,
+    hidden: list[str],
+    read_patterns,
+    write_patterns,
+    writable: list[str],
+    network: str,
+    nothing: str,
+    empty: str,
+) -> tuple[list[str], list[str]]:
+    """The bwrap command line that runs `argv` in `cwd` with `workspace` writable (module
+    docstring). hidden: absolute paths to hide wherever they are (anchored secrets, gatekeep's
+    own); read_patterns / write_patterns: a path -> bool telling whether a file of the tree is
+    a secret (hidden) or protected from writing (read-only); nothing: an empty file no one may
+    open, bound over hidden files; empty: an empty directory no one may write. Returns the
+    command line and the paths it holds that did not exist (release() removes them after).
+    Raises ContainError."""
+    tool = bwrap()
+    if tool is None:
+        raise ContainError("bubblewrap is not installed (`apt install bubblewrap`)")
+    home = os.path.realpath(home)
+    workspace = os.path.realpath(workspace)
+    if workspace in ("/", home) or home.startswith(workspace.rstrip("/") + "/"):
+        raise ContainError(f"{workspace} holds the home directory: the sandbox needs a project directory to make writable")
+    args = [tool, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for private in ("/tmp", "/var/tmp", "/dev/shm"):
+        args += ["--tmpfs", private]
+    args += _run_directory()
+    args += _home(home)
+    args += ["--bind", workspace, workspace]
+    for place in writable:
+        real = os.path.realpath(place)
+        if real in ("/", home) or home.startswith(real.rstrip("/") + "/"):
+            raise ContainError(f"sandbox.writable names {place}, which holds the home directory")
+        args += ["--bind-try", real, real]
+    secrets, protected = _tree(workspace, read_patterns, write_patterns)
+    held: list[str] = []
+    done: list[str] = []
+    for path in dict.fromkeys([*hidden, *secrets]):
+        if not any(path.startswith(d.rstrip("/") + "/") for d in done):  # (inside one hidden already)
+            args += _hide(path, nothing)
+            done.append(path)
+    for directory in _down_to(workspace, os.path.realpath(cwd)):
+        for name in READ_ONLY_IN_TREE:
+            path = os.path.join(directory, name)
+            if os.path.lexists(path):
+                args += ["--ro-bind", path, path]  # (a link: where it points, read-only, and the link kept)
+            elif name in HELD_WHEN_MISSING and os.path.isdir(directory):
+                args += ["--ro-bind", nothing if name.endswith(("json", "jsonc")) else empty, path]
+                held.append(path)
+    for path in protected:
+        args += ["--ro-bind", path, path]
+    args += ["--remount-ro", home]  # (the emptied home: nothing written there, once all is bound)
+    args += [*_NAMESPACES, "--uid", str(os.getuid()), "--gid", str(os.getgid())]
+    if network == "on":
+        args += ["--share-net"]  # (after --unshare-all, which it takes back for the network alone)
+    args += ["--chdir", os.path.realpath(cwd)]
+    for name in sorted(os.environ):
+        if any(fnmatch.fnmatchcase(name.upper(), p) for p in SECRET_VARIABLES):
+            args += ["--unsetenv", name]
+    return [*args, "--", *argv], held
+
+
+def _down_to(top: str, cwd: str) -> list[str]:
+    """`top` and each directory below it down to `cwd` (only `top` when cwd is not inside it)."""
+    if not cwd.startswith(top.rstrip("/") + "/"):
+        return [top]
+    found = [top]
+    for part in cwd[len(top.rstrip("/")) + 1 :].split("/"):
+        found.append(os.path.join(found[-1], part))
+    return found
+
+
+def release(held: list[str]) -> None:
+    """Remove what plan() held that is still as the sandbox left it: an empty directory or file."""
+    for path in held:
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.rmdir(path)  # (only when empty)
+            elif os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) == 0:
+                os.unlink(path)
+        except OSError:
+            continue
+
+
+def _run_directory() -> list[str]:
+    if not os.path.isdir("/run"):
+        return []
+    args = ["--tmpfs", "/run"]
+    resolver = os.path.realpath("/etc/resolv.conf")
+    if resolver.startswith("/run/") and os.path.isfile(resolver):
+        args += ["--ro-bind", resolver, resolver]
+    if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
+        args += ["--tmpfs", "/var/run"]
+    return args
+
+
+def _home(home: str) -> list[str]:
+    """The home emptied, and its dot-entries put back read-only (module docstring, 3)."""
+    args = ["--tmpfs", home]
+    try:
+        names = sorted(os.listdir(home))
+    except OSError:
+        return args
+    for name in names:
+        if name.startswith(".") and name not in (".", ".."):
+            path = os.path.join(home, name)
+            args += ["--ro-bind", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
+    return args
+
+
+def _hide(path: str, nothing: str) -> list[str]:
+    if os.path.islink(path) or not os.path.lexists(path):
+        return []  # (a link is hidden where it points, if that is hidden; the sandbox never makes a path)
+    if os.path.isdir(path):
+        return ["--perms", "000", "--tmpfs", path, "--remount-ro", path]
+    return ["--ro-bind", nothing, path]
+
+
+def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]]:
+    """The files of the tree to hide and to make read-only, by a walk of it (module docstring, 5)."""
+    secrets, protected = [], []
+    budget, todo = MAX_TREE_ENTRIES, [workspace]
+    while todo:
+        current = todo.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        if current != workspace and any(e.name == "pyvenv.cfg" for e in entries):
+            continue  # a virtualenv: installed packages
+        for entry in entries:
+            budget -= 1
+            if budget < 0:
+                raise ContainError(
+                    f"the working tree {workspace} holds more than {MAX_TREE_ENTRIES:,} entries"
+                    " (outside .git, node_modules and virtualenvs): the sandbox cannot find every secret in it"
+                )
+            if entry.is_symlink():
+                continue  # (a link out of the tree reaches only what the sandbox shows there)
+            if is_secret(entry.path):
+                secrets.append(entry.path)
+            elif is_protected(entry.path):
+                protected.append(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and entry.name not in SKIPPED_DIRECTORIES:
+                todo.append(entry.path)
+    return secrets, protected
+
+
+def stdin_through_pipe() -> None:
+    """A standard input that is a file (`< ~/.bashrc`) could be reopened for writing through
+    /proc/self/fd/0, outside every mount the sandbox makes read-only: feed its content through a
+    pipe instead, from a child process, and keep no descriptor to it."""
+    import stat
+
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISBLK(mode)):
+        return
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:  # the feeder: copies the file into the pipe, and ends
+        try:
+            os.close(read_end)
+            while chunk := os.read(0, 1 << 16):
+                os.write(write_end, chunk)
+        except OSError:
+            pass
+        os._exit(0)
+    os.close(write_end)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+
+
+def run_contained(args: list[str]) -> int:
+    """Run bubblewrap with `args` (plan()) and wait: the command's exit status (bubblewrap gives
+    128 + N when a signal N ended it). Raises ContainError when bubblewrap fails before the
+    command starts (it says why on standard error): then nothing ran.
+
+    gatekeep waits as `time` does: an interrupt from the terminal reaches bubblewrap, which
+    ends and takes the command with it (--die-with-parent); a SIGTERM or SIGHUP sent to gatekeep
+    is passed on. Descriptors beyond 0-2 are not passed in."""
+    import signal
+
+    stdin_through_pipe()
+    status_read, status_write = os.pipe()
+    command = [args[0], "--json-status-fd", str(status_write), *args[1:]]
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        process = subprocess.Popen(command, pass_fds=(status_write,), close_fds=True)
+    except OSError as e:
+        raise ContainError(f"bubblewrap could not start ({e.strerror})") from None
+    finally:
+        os.close(status_write)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+        for passed in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(passed, lambda number, frame: process.send_signal(number))
+        code = process.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    with os.fdopen(status_read, "rb") as status:
+        said = status.read(1 << 16).decode(errors="replace")
+    if code < 0:  # bubblewrap itself ended by a signal (an interrupt): the command with it
+        return 128 - code
+    if '"exit-code"' not in said:  # (it says so once the command has run; it printed why not)
+        raise ContainError(f"bubblewrap stopped before the command ran (exit status {code}; its reason is above)")
+    return code
+
+
+def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], list[str]]:
+    """plan() for `argv` run in `cwd` under `policy`: its working tree (posture.workspace_of; the
+    line's directory outside one), its protected paths and `sandbox:` settings, and gatekeep's
+    own directories hidden. Raises ContainError."""
+    from gatekeep.judge.containment import expand_place
+    from gatekeep.judge.posture import workspace_of
+
+    home = os.path.expanduser("~")
+    workspace = workspace_of(cwd, policy, paths) or os.path.realpath(cwd)
+    reads = [e for e in policy.protected if e.action == "read"]
+    writes = [e for e in policy.protected if e.action == "write"]
+    hidden = [*_anchored(reads, home, workspace), paths.config_dir, paths.state_dir]
+    if paths.user_policy not in hidden:
+        hidden.append(paths.user_policy)
+    settings = policy.sandbox
+    writable = [expand_place(w, home) for w in settings.writable]
+    return plan(
+        argv,
+        cwd,
+        workspace,
+        home,
+        hidden,
+        lambda path: _protected(reads, path, home),
+        lambda path: _protected(writes, path, home),
+        writable,
+        settings.network,
+        *_nothing(paths),
+    )
+
+
+def _protected(entries, path: str, home: str) -> bool:
+    from gatekeep.judge.protect import protects
+
+    return any(protects(e, path, home) for e in entries)
+
+
+def _anchored(entries, home: str, workspace: str) -> list[str]:
+    """The existing paths the anchored entries name (`~/.aws/credentials`, `/etc/shadow`, the
+    matches of `/etc/ssh/ssh_host_*_key`); /proc is the sandbox's own. Under the home, only what
+    the sandbox shows (a dot-entry, the tree): the rest of the home is hidden already."""
+    import glob
+
+    from gatekeep.judge.protect import anchor
+
+    found = []
+    real_home = os.path.realpath(home)
+    for entry in entries:
+        fixed = anchor(entry.path, home)
+        if fixed is None or fixed == "/proc" or fixed.startswith("/proc/"):
+            continue
+        pattern = home + entry.path[1:] if entry.path.startswith("~") else entry.path
+        matched = [fixed] if fixed == pattern.rstrip("/") else glob.glob(glob.escape(fixed) + pattern[len(fixed) :])
+        for path in matched:
+            real = os.path.realpath(path)
+            inside_home = real.startswith(real_home + "/")
+            shown = real.startswith(workspace.rstrip("/") + "/") or real[len(real_home) + 1 :].startswith(".")
+            if os.path.lexists(path) and (not inside_home or shown):
+                found.append(real)
+    return found
+
+
+def _nothing(paths) -> tuple[str, str]:
+    """Paths.sandbox_nothing (an empty file of mode 000) and Paths.sandbox_empty (an empty
+    directory of mode 555), made when missing."""
+    path, empty = paths.sandbox_nothing, paths.sandbox_empty
+    os.makedirs(empty, mode=0o700, exist_ok=True)
+    if not os.path.isfile(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o000)
+        os.close(fd)
+    os.chmod(path, 0o000)
+    os.chmod(empty, 0o555)
+    return path, empty

