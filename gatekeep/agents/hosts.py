@@ -51,12 +51,13 @@ class Call:
     why this call's host will not ask its user, though the host can (Claude Code's
     permission modes that skip or auto-approve asks), or None."""
 
-    __slots__ = ("tool", "command", "cwd", "session", "shell", "also", "cannot_ask")
+    __slots__ = ("tool", "command", "cwd", "session", "shell", "also", "cannot_ask", "tool_input")
 
     def __init__(self, tool: str, command: str, cwd: str, session: str | None, shell: str = "sh") -> None:
         self.tool, self.command, self.cwd, self.session, self.shell = tool, command, cwd, session, shell
         self.also: tuple[str, ...] = ()
         self.cannot_ask: str | None = None
+        self.tool_input: dict | None = None  # the tool's whole input, where the host lets a hook rewrite it
 
 
 class Answer:
@@ -78,11 +79,16 @@ class Host:
     says_allow = False  # the host takes no answer for a failure: an allow must be said
     fail_code = EXIT_BLOCK  # the exit code of a failure's deny
     fail_with_answer = True  # a failure also prints the deny answer (else only stderr)
+    rewrites = False  # an allow may replace the command (a line run contained: judge/gate.py)
 
     def read(self, event: dict) -> Call | None:
         raise NotImplementedError
 
     def answer(self, decision: str, reason: str) -> Answer:
+        raise NotImplementedError
+
+    def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
+        """Allow the call with `command` run in place of its own (only where `rewrites`)."""
         raise NotImplementedError
 
     def fail(self, message: str) -> Answer:
@@ -102,6 +108,7 @@ class Claude(Host):
 
     name, title, asks = "claude", "Claude Code", True
     fail_with_answer = False  # exit 2 blocks and shows stderr; stdout is not read
+    rewrites = True  # hookSpecificOutput.updatedInput replaces the tool's input (Bash's command)
     SHELL_TOOLS = {"Bash": "sh", "Monitor": "sh", "PowerShell": "PowerShell"}
     ASKING_MODES = ("default", "acceptEdits", "plan")  # where Claude Code shows its permission prompt
 
@@ -115,6 +122,8 @@ class Claude(Host):
             return None  # a Monitor that watches a socket runs no command
         command = _command(tool_input.get("command"), "tool_input.command")
         call = Call(tool, command, _cwd(event.get("cwd")), _session(event, "session_id"), self.SHELL_TOOLS[tool])
+        if tool == "Bash":
+            call.tool_input = tool_input
         mode = event.get("permission_mode")
         if mode not in self.ASKING_MODES:  # bypassPermissions, auto, dontAsk...: an "ask" may not be asked
             call.cannot_ask = f"Claude Code may not ask in permission mode {visible(repr(mode))[:40]}"
@@ -122,6 +131,11 @@ class Claude(Host):
 
     def answer(self, decision: str, reason: str) -> Answer:
         output = {"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
+        return Answer(_json({"hookSpecificOutput": output}))
+
+    def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
+        output = {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": reason}
+        output["updatedInput"] = {**(call.tool_input or {}), "command": command}  # (its other keys kept)
         return Answer(_json({"hookSpecificOutput": output}))
 
 

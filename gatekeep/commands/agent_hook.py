@@ -78,8 +78,17 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
         judged = [(evaluate(call.command, p, cwd), p) for p, cwd in zip(policies, directories)]
         verdict, policy = max(judged, key=lambda pair: STRICTNESS[pair[0].decision])  # the first of the strictest
         decision, reason, rule, suggestions = verdict.decision, verdict.reason, verdict.rule, verdict.suggestions
+        contain = all(v.contain for v, _ in judged if v.decision == "ask") and verdict.contain
     else:
         decision, reason, rule, suggestions = "ask", f"gatekeep cannot read {call.shell} commands", None, ()
+        contain = None
+    if decision == "ask" and contain and host.rewrites and call.tool_input is not None:
+        instead = contained_command(call.command, policy_file)
+        if instead is not None:
+            record.update(decision=decision, outcome="contained", rule=None, reason=reason, contain=contain)
+            record.update(prompted=False, answer=None, timed_out=False, policy_sha256=policy.sha256)
+            save_record(paths.audit_log, record, policy.syslog, policy.rotation)
+            return host.allow_instead(call, instead, visible(f"gatekeep: {contain}"))
     cannot_ask = None if host.asks else f"{host.title} cannot ask for it"
     cannot_ask = cannot_ask or call.cannot_ask
     outcome = "deny" if decision == "ask" and cannot_ask else decision
@@ -96,6 +105,21 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
     save_record(paths.audit_log, record, policy.syslog, policy.rotation)
     errors = [layer.error for layer in policy.layers if layer.error]
     return host.answer(outcome, explain(decision, reason, suggestions, errors, cannot_ask))
+
+
+def contained_command(command: str, policy_file: str | None) -> str | None:
+    """The shell command that runs `command` contained (`gatekeep run --sandbox -- bash -c …`,
+    with this interpreter), or None when the sandbox cannot work here (then the line asks)."""
+    import shlex
+    import shutil
+
+    from gatekeep.contain.sandbox import unavailable
+
+    if unavailable() is not None:
+        return None
+    shell = shutil.which("bash") or "/bin/sh"
+    policy = ["--policy", policy_file] if policy_file else []
+    return shlex.join([sys.executable, "-I", "-m", "gatekeep", "run", "--sandbox", *policy, "--", shell, "-c", command])
 
 
 HEADLINES = {"allow": "gatekeep", "ask": "gatekeep: needs approval", "deny": "gatekeep: blocked (deny)"}

@@ -88,7 +88,40 @@ def _evaluate(
     parsed, normalized = read_line(line, context.cwd)
     matches = match_line(normalized, policy.index)
     _match_elsewhere(normalized, matches, context.cwd)
-    return decide(parsed, normalized, matches, policy, context, shell_names)
+    verdict = decide(parsed, normalized, matches, policy, context, shell_names)
+    if verdict.decision == "ask" and policy.sandbox.contain and policy.default == "ask" and not verdict.firm:
+        why = _containable(parsed, normalized, matches, policy, context, shell_names)
+        verdict = verdict._replace(contain=why)
+    return verdict
+
+
+def _containable(parsed, normalized, matches, policy: Policy, context: WriteContext, shell_names) -> str | None:
+    """Why a line that asks may run contained instead (`sandbox.contain: true`), or None.
+
+    It may when `posture: guard` would allow it: what asks is only that it runs code or changes
+    files, never a rule, a loss, a secret, a protected path, a write outside the working tree,
+    a pipe into a shell or a change to the system (posture.py says what guard allows). The
+    sandbox then holds it to the working tree (contain/sandbox.py), so what guard must trust
+    the line not to do, the sandbox makes it unable to do. A line with no working tree (the
+    home directory, a directory outside any repository or trusted project) is not contained:
+    there is no project to give it."""
+    from gatekeep.judge.posture import workspace_of
+
+    try:
+        tree = workspace_of(context.cwd, policy, get_paths())
+    except OSError:
+        return None
+    if tree is None:
+        return None
+    guard = policy._replace(posture="guard")
+    judged = decide(parsed, normalized, matches, guard, write_context(context.cwd, guard), shell_names)
+    if judged.decision != "allow":
+        return None
+    return f"runs contained: in a sandbox it can change only the working tree ({tree}), with no secrets and {_network(policy)}"
+
+
+def _network(policy: Policy) -> str:
+    return "the network on" if policy.sandbox.network == "on" else "no network"
 
 
 def _match_elsewhere(normalized: list[Normalized], matches: list, cwd: str) -> None:
@@ -213,4 +246,5 @@ def verdict_json(verdict: LineVerdict) -> dict:
             for c in verdict.commands
         ],
         "suggestions": list(verdict.suggestions),
+        "contain": verdict.contain,
     }
