@@ -46,6 +46,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_names.py
 	$(BIN)/python tests/bench/bench_look_only.py
 	$(BIN)/python tests/bench/bench_reliability.py
+	$(BIN)/python tests/bench/bench_sandbox.py
 
 # bashlex's parser tables, shipped so that importing bashlex does not rebuild them
 tables: install

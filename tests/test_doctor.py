@@ -22,7 +22,7 @@ from gatekeep.shells.health import parse_hook, shell_kind
 from tests.conftest import write
 from tests.shells import Shell, hook_text
 
-CHECKS = ["hook", "shell", "history", "policy", "audit log", "install", "server"]
+CHECKS = ["hook", "shell", "history", "policy", "audit log", "install", "server", "sandbox"]
 BASH = shutil.which("bash") or "/bin/bash"
 ZSH = shutil.which("zsh") or "/bin/zsh"
 
@@ -295,3 +295,22 @@ def test_a_login_shell_without_the_hook_is_told_which_file_it_reads(isolated_hom
     finally:
         login.kill()
         plain.kill()
+
+
+def _sandbox_check(env: dict) -> dict:
+    checks = doctor_json({"GATEKEEP_HOOK": bash_hook(), **env})[1]["checks"]
+    return next(c for c in checks if c["name"] == "sandbox")
+
+
+def test_the_sandbox_check_says_whether_containment_works_here(tmp_path):
+    assert _sandbox_check({})["detail"].startswith("off (sandbox.contain is not set)")
+    write(get_paths().user_policy, "sandbox:\n  contain: true\n")
+    bare = tmp_path / "bin"
+    bare.mkdir()  # no bwrap on this PATH
+    found = _sandbox_check({"PATH": str(bare)})
+    assert not found["ok"]
+    assert "containment is off here: bubblewrap is not installed" in found["detail"]
+    assert "apt install bubblewrap" in found["fix"]
+    if shutil.which("bwrap") is not None:
+        found = _sandbox_check({})
+        assert found["ok"] and found["detail"].startswith("on: ") and "network off" in found["detail"]

@@ -13,7 +13,7 @@ EXIT_NOT_RUN = 125  # as `env`, `docker run` and `chroot` say their own failure:
 
 
 def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | None = None) -> int:
-    from gatekeep.contain.sandbox import ContainError, prepare, release, run_contained, unavailable
+    from gatekeep.contain.sandbox import ContainError, bwrap, prepare, release, run_contained
     from gatekeep.core.paths import current_directory, get_paths
     from gatekeep.judge.policy import load_policy
 
@@ -24,9 +24,8 @@ def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | N
         _say("gatekeep: run --sandbox needs a command: gatekeep run --sandbox -- COMMAND...")
         return EXIT_NOT_RUN
     try:
-        why = unavailable()
-        if why is not None:
-            raise ContainError(why)
+        if bwrap() is None:  # (a kernel that refuses it: bubblewrap says so, and nothing runs)
+            raise ContainError("bubblewrap is not installed (`apt install bubblewrap`, or your system's package)")
         paths = get_paths()
         cwd = cwd or current_directory()
         policy = load_policy(paths, policy_file, cwd=cwd)

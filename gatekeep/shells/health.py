@@ -81,6 +81,7 @@ def run_checks() -> list[Check]:
         check_audit_log(),
         check_install(hook),
         check_server(),
+        check_sandbox(),
     ]
 
 
@@ -246,6 +247,27 @@ def check_policy() -> Check:
         detail += "; mode audit blocks nothing, it only records"
     files = [f"{layer.name} {layer.path}" for layer in policy.layers if layer.text and layer.name != "built-in"]
     return Check("policy", True, detail + (f"; files: {', '.join(files)}" if files else ""))
+
+
+def check_sandbox() -> Check:
+    """Whether containment (`sandbox.contain`, contain/sandbox.py) works here, when the policy asks for it."""
+    from gatekeep.contain.sandbox import unavailable
+    from gatekeep.core.errors import FatalError
+    from gatekeep.core.paths import current_directory, get_paths
+    from gatekeep.judge.policy import load_policy
+
+    try:
+        settings = load_policy(get_paths(), None, current_directory()).sandbox
+    except FatalError:
+        return Check("sandbox", True, "nothing is contained while the policy does not load (see the policy check)")
+    why = unavailable()
+    if not settings.contain:
+        detail = "off (sandbox.contain is not set): lines that run code ask"
+        return Check("sandbox", True, detail + (f"; it could not work here anyway: {why}" if why else ""))
+    if why is not None:
+        fix = "install bubblewrap (apt install bubblewrap), and allow unprivileged user namespaces"
+        return Check("sandbox", False, f"sandbox.contain is on, but containment is off here: {why}; those lines ask", fix)
+    return Check("sandbox", True, f"on: lines that only run code or change the tree run contained, network {settings.network}")
 
 
 def check_audit_log() -> Check:

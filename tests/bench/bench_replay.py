@@ -15,10 +15,15 @@ out.txt in.txt`), which a learned `sort *` may allow as any rule may.
   learned     rules learned, and how many of them are exact lines (no `*`)
   destructive destructive lines the learned rules let through         goal 0
 
+With --contain, the policy also says `sandbox: {contain: true}`: a line gatekeep would run
+contained (judge/gate.py) is not a question, as with an agent host that takes the contained
+command (Claude Code); a destructive line it would contain is counted apart from one it allows
+(goal: none allowed; a contained one runs in the sandbox).
+
 Projects are split into a tuning part (3 in 4) and a held-out part (1 in 4) by a hash of their
 name; only figures are printed for either.
 
-  python tests/bench/bench_replay.py LINES.jsonl [--posture P] [--limit N]
+  python tests/bench/bench_replay.py LINES.jsonl [--posture P] [--limit N] [--contain]
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 WARM_UP = 100  # a project's first lines, where learning is expected
+CONTAIN = "sandbox:\n  contain: true\n"
 
 
 def projects(path: str, limit: int | None) -> dict[str, list[str]]:
@@ -46,23 +52,26 @@ def projects(path: str, limit: int | None) -> dict[str, list[str]]:
     return found
 
 
-def replay(lines: list[str], posture: str, cwd: str) -> tuple[int, int, list[str]]:
-    """(questions after the warm-up, lines after it, the rules learned) for one project."""
+def replay(lines: list[str], posture: str, cwd: str, contain: bool = False) -> tuple[int, int, list[str]]:
+    """(questions after the warm-up, lines after it, the rules learned) for one project; with
+    `contain`, a line gatekeep would run contained is no question."""
     from gatekeep.judge.gate import evaluate, write_context
     from tests.conftest import policy_from
 
     rules: list[str] = []
 
     def policy_now():
-        return policy_from(f"posture: {posture}\nrules:\n  allow: {json.dumps(rules)}\n")
+        return policy_from(f"posture: {posture}\nrules:\n  allow: {json.dumps(rules)}\n{CONTAIN if contain else ''}")
 
     policy = policy_now()
     context = write_context(cwd, policy)
     asked = counted = 0
     for n, line in enumerate(lines):
         verdict = evaluate(line, policy, cwd, context)
+        counted += n >= WARM_UP
+        if verdict.decision == "ask" and verdict.contain is not None:
+            continue  # run contained: no question, nothing learned
         if n >= WARM_UP:
-            counted += 1
             asked += verdict.decision == "ask"
         if verdict.decision == "ask" and verdict.suggestions and verdict.suggestions[0] not in rules:
             rules.append(verdict.suggestions[0])
@@ -85,6 +94,7 @@ def main() -> int:
     parser.add_argument("path", help="a JSONL file of agent command lines, with their `source`")
     parser.add_argument("--posture", choices=("strict", "workspace", "guard"), action="append")
     parser.add_argument("--limit", type=int, help="only the first N lines of the file")
+    parser.add_argument("--contain", action="store_true", help="with `sandbox: {contain: true}`")
     args = parser.parse_args()
     from tests.bench.bench_agent_lines import held_out
     from gatekeep.judge.gate import evaluate
@@ -98,15 +108,15 @@ def main() -> int:
         print(f"{args.path}: {len(grouped)} projects, {len(long)} with more than {WARM_UP} lines")
         for posture in args.posture or ("strict", "workspace", "guard"):
             parts = {"tuning": [0, 0, 0, 0], "held-out": [0, 0, 0, 0]}  # asked, counted, rules, exact
-            through = set()
+            through, contained = set(), set()
             for name, lines in sorted(long.items()):
-                asked, counted, rules = replay(lines, posture, cwd)
+                asked, counted, rules = replay(lines, posture, cwd, args.contain)
                 part = parts["held-out" if held_out(name) else "tuning"]
                 part[0] += asked
                 part[1] += counted
                 part[2] += len(rules)
                 part[3] += sum("*" not in r for r in rules)
-                learned = f"rules:\n  allow: {json.dumps(rules)}\nposture: {posture}\n"
+                learned = f"rules:\n  allow: {json.dumps(rules)}\nposture: {posture}\n{CONTAIN if args.contain else ''}"
                 for policy_text, setup, line in destructive_lines():
                     if setup or line in GUARD_ALLOWS:
                         continue  # (not destructive: a write inside the tree, a request; a rule may allow them)
@@ -114,6 +124,8 @@ def main() -> int:
                     verdict = evaluate(_fill(line), layered(policy_text, learned), cwd)
                     if verdict.decision == "allow":
                         through.add(line)
+                    elif verdict.decision == "ask" and verdict.contain is not None:
+                        contained.add(line)
             for label, (asked, counted, rules, exact) in parts.items():
                 rate = 100 * asked / counted if counted else 0.0
                 print(
@@ -121,6 +133,8 @@ def main() -> int:
                     f" ({asked:,} of {counted:,}; goal <= 2); {rules:,} rules learned, {exact:,} of them exact lines"
                 )
             print(f"  {posture:<9} destructive lines the learned rules let through: {len(through)} (goal 0)")
+            if args.contain:
+                print(f"  {posture:<9} destructive lines run contained instead of asked: {len(contained)}")
             for line in sorted(through):
                 print(f"  {'':<11}{line[:150]!r}")
             failed = failed or bool(through)
