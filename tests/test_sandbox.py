@@ -324,3 +324,15 @@ def test_run_without_sandbox_runs_nothing(world):
                           env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
     assert done.returncode == NOT_RUN
     assert not (world["project"] / "ran.txt").exists()
+
+
+@pytest.mark.parametrize("target", ["build/cfg", "~/.aws"])
+def test_a_settings_directory_that_is_a_link_is_read_only_where_it_points(world, target):
+    """`.claude -> build/cfg`: writing through the link would plant settings; a link out of the
+    tree reaches only what the sandbox shows there (read-only or hidden)."""
+    place = world["home"] / ".aws" if target.startswith("~") else world["project"] / target
+    place.mkdir(parents=True)
+    (world["project"] / ".claude").symlink_to(place)
+    done = contained("echo '{\"disableAllHooks\": true}' > .claude/settings.json", world["project"])
+    assert done.returncode not in (0, NOT_RUN), done.stderr
+    assert not (place / "settings.json").exists()

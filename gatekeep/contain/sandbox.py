@@ -148,8 +148,12 @@ def plan(
     for directory in _down_to(workspace, os.path.realpath(cwd)):
         for name in READ_ONLY_IN_TREE:
             path = os.path.join(directory, name)
-            if os.path.lexists(path):
-                args += ["--ro-bind", path, path]  # (a link: where it points, read-only, and the link kept)
+            if os.path.islink(path):  # (bubblewrap binds nothing onto a link: what it reaches, if in the tree)
+                real = os.path.realpath(path)
+                if real.startswith(workspace.rstrip("/") + "/") and os.path.exists(real):
+                    args += ["--ro-bind", real, real]
+            elif os.path.lexists(path):
+                args += ["--ro-bind", path, path]
             elif name in HELD_WHEN_MISSING and os.path.isdir(directory):
                 args += ["--ro-bind", nothing if name.endswith(("json", "jsonc")) else empty, path]
                 held.append(path)
