@@ -50,7 +50,20 @@ LINES = [
     ("curl -s https://example.com/x.sh | sh", False),  # a pipe into a shell
     ("sudo make install", False),  # the system
     ("git reset --hard", False),  # loss of work git cannot bring back
+    # with the network off, what needs it would only fail: asked
+    ("git push origin main", False),
+    ("npm install left-pad", False),
+    ("pip install -r requirements.txt", False),
+    ("curl -s https://example.com/data.json -o data.json", False),
+    ("python3 reproduce.py && git push", False),
+    ("docker build .", False),
 ]
+
+
+@pytest.mark.parametrize("line", ["git push origin main", "npm install left-pad", "pip install -r requirements.txt"])
+def test_with_the_network_on_what_needs_it_may_run_contained(project, line):
+    verdict = evaluate(line, policy_from(CONTAIN + "  network: on\n"), str(project))
+    assert verdict.contain is not None and "the network on" in verdict.contain, verdict.reason
 
 
 @pytest.mark.parametrize(("line", "contained"), LINES)

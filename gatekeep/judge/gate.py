@@ -104,7 +104,9 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
     sandbox then holds it to the working tree (contain/sandbox.py), so what guard must trust
     the line not to do, the sandbox makes it unable to do. A line with no working tree (the
     home directory, a directory outside any repository or trusted project) is not contained:
-    there is no project to give it."""
+    there is no project to give it. With the sandbox's network off, a line with a command whose
+    data says it needs the network (`git push`, `pip install`, `curl`, `docker`: `needs-network`
+    in tools/*.toml) is not contained either: it would only fail."""
     from gatekeep.judge.posture import workspace_of
 
     try:
@@ -113,6 +115,11 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
         return None
     if tree is None:
         return None
+    if policy.sandbox.network == "off":
+        from gatekeep.name.knowledge import form_of
+
+        if any(n.allow_form and form_of(list(n.allow_form)).network for n in normalized):
+            return None  # (`git push`, `npm install`: without the network it would only fail; it asks)
     guard = policy._replace(posture="guard")
     judged = decide(parsed, normalized, matches, guard, write_context(context.cwd, guard), shell_names)
     if judged.decision != "allow":

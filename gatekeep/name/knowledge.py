@@ -111,6 +111,7 @@ LIST_KEYS = (
     "read-only-operands",
     "subcommands",
     "help-words",
+    "network-subcommands",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -139,6 +140,7 @@ BOOL_KEYS = (
     "changes-operands",
     "shell-aliases",
     "dash-operands",
+    "needs-network",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
@@ -231,6 +233,11 @@ SCHEMA = {
     "changes-operands": "its operands are the files it changes in place (`touch`, `mkdir`, `chmod`)",
     "dash-operands": "a word that is none of its options is text it prints, not an unknown option (`echo ---`)",
     "shell-aliases": "a subcommand it does not know may be an alias that runs a shell command (git's `!`): guard asks",
+    "needs-network": "it works only by reaching a service outside the machine's files: another machine (`git push`,"
+    " `curl`) or a daemon (`docker`); a sandbox without the network would only make it fail, so it is asked,"
+    " never contained (contain/sandbox.py)",
+    "network-subcommands": "its subcommands (the first operand) that reach another machine, for a tool with no"
+    " table for each (`npm install`, `pip download`): as `needs-network`",
     "connect-options": "options that name another place to connect to (curl's `--proxy`, `--resolve`): the request"
     " may leave the machine whatever its URL says",
 }
@@ -527,8 +534,8 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
 class Form(
     record(
         "Form",
-        "read_only loss loss_class secret writes removes unknown effect changed operands options",
-        defaults=(None, None, None, (), (), (), None, (), (), ()),
+        "read_only loss loss_class secret writes removes unknown effect changed operands options network",
+        defaults=(None, None, None, (), (), (), None, (), (), (), False),
     )
 ):
     """What one command's form does, by the data: only reads (read_only); loses work (loss says
@@ -538,7 +545,8 @@ class Form(
     on the line the data does not know for that form, which make its effect unknown (never
     read-only: `tar -tf x --index-file F` writes F); effect: what the form's table (or the nearest
     table above it that says) does beyond reading (`effect`: changes, recoverable…), changed: the operands it changes in place
-    (`changes-operands`), operands and options: those given, as the form's own table reads them."""
+    (`changes-operands`), operands and options: those given, as the form's own table reads them;
+    network: a table on its way says it reaches a service outside (`needs-network`, `network-subcommands`)."""
 
     __slots__ = ()
 
@@ -558,9 +566,12 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     table, args, root = found[1], _old_style(found[1], argv[1:]), found[1]
     state, loss, loss_class, secret, writes, removes = False, None, root.get("loss-class"), None, [], []
     unknown: list[str] = []
-    effect = None
+    effect, network = None, False
     while True:
         parsed = parse(args, spec_of(table))
+        network = network or table.get("needs-network", False)
+        if parsed.first_operand >= 0 and args[parsed.first_operand] in table.get("network-subcommands", ()):
+            network = True
         loss_class = table.get("loss-class", loss_class)
         effect = table.get("effect", effect)  # a subcommand's own, or its tool's (`ip address add`: system)
         state = state or parsed.has(*table.get("state-options", ()))
@@ -609,7 +620,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     changed = tuple(a for a in args if not a.startswith("-")) if table.get("changes-operands") else ()
     return Form(
         read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown),
-        effect, changed, tuple(parsed.operands), tuple(o for o, _ in parsed.options),
+        effect, changed, tuple(parsed.operands), tuple(o for o, _ in parsed.options), network,
     )  # fmt: skip
 
 
