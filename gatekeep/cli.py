@@ -78,10 +78,17 @@ def cli() -> None:
     help="The aliases, functions and hashed commands of the calling shell, blank-separated: a command word"
     " that is none of them, no builtin and not on PATH cannot run, and is not asked about.",
 )
+@click.option(
+    "--can-contain",
+    is_flag=True,
+    help="The caller runs the line contained (gatekeep run --sandbox) on exit 4: a line that may run contained"
+    " is, under sandbox.contain, or the question offers it.",
+)
 @click.argument("command_line", nargs=-1, required=True)
-def check(policy_file, no_prompt, as_json, cwd, quiet, shell, names_on_request, shell_names, command_line) -> int:
+def check(policy_file, no_prompt, as_json, cwd, quiet, shell, names_on_request, shell_names, can_contain, command_line) -> int:
     """Vet COMMAND_LINE: exit 0 to run it, 1 to block it, 2 on an error (also blocks), 3 (only
-    with --names-on-request) to be asked again with --shell-names.
+    with --names-on-request) to be asked again with --shell-names, 4 (only with --can-contain) to
+    run it contained instead.
 
     Pass the line after `--`: gatekeep check -- 'git status && make'. A line
     that needs approval is asked on the terminal (/dev/tty) when standard input
@@ -100,6 +107,7 @@ def check(policy_file, no_prompt, as_json, cwd, quiet, shell, names_on_request, 
         shell=shell,
         names_on_request=names_on_request,
         shell_names=shell_names,
+        can_contain=can_contain,
     )
 
 

@@ -21,6 +21,7 @@ from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, FatalErro
 
 _FLAGS = {"--no-prompt": "no_prompt", "--json": "as_json", "-q": "quiet", "--quiet": "quiet"}
 _FLAGS["--names-on-request"] = "names_on_request"
+_FLAGS["--can-contain"] = "can_contain"
 _VALUES = {"--policy": "policy_file", "--cwd": "cwd", "--shell": "shell", "--shell-names": "shell_names"}
 
 
@@ -87,7 +88,7 @@ def read_check_args(args: list[str]) -> dict | None:
     options, words = args[1:split], args[split + 1 :]
     if not words:
         return None
-    found: dict = {"no_prompt": False, "as_json": False, "quiet": False, "names_on_request": False}
+    found: dict = {"no_prompt": False, "as_json": False, "quiet": False, "names_on_request": False, "can_contain": False}
     found.update(policy_file=None, cwd=None, shell=None, shell_names=None)
     i = 0
     while i < len(options):
@@ -115,6 +116,7 @@ def read_check_args(args: list[str]) -> dict | None:
         "shell": found["shell"],
         "names_on_request": found["names_on_request"],
         "shell_names": found["shell_names"],
+        "can_contain": found["can_contain"],
     }
 
 

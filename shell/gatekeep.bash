@@ -138,9 +138,9 @@ __gatekeep_gate() {
     local -a ask=(--names-on-request)
     while :; do
         if [[ -r /dev/tty ]]; then
-            "${__gatekeep_cmd[@]}" check --shell bash --quiet "${ask[@]}" -- "$line" </dev/tty
+            "${__gatekeep_cmd[@]}" check --shell bash --quiet --can-contain "${ask[@]}" -- "$line" </dev/tty
         else
-            "${__gatekeep_cmd[@]}" check --shell bash --quiet --no-prompt "${ask[@]}" -- "$line"
+            "${__gatekeep_cmd[@]}" check --shell bash --quiet --no-prompt --can-contain "${ask[@]}" -- "$line"
         fi
         local status=$?
         # 3: the line's only questions are about words that may be typos; say once what this shell
@@ -152,10 +152,23 @@ __gatekeep_gate() {
         0) ;;
         1) __gatekeep_block ;;
         2) __gatekeep_block "could not decide (see above); blocked" ;;
+        4) __gatekeep_contained ;;
         126|127) __gatekeep_cannot_run "$status" ;;
         *) __gatekeep_block "gatekeep ended with status $status; blocked" ;;
     esac
     return $kept
+}
+
+__gatekeep_contained() {
+    # gatekeep said: run the line contained (gatekeep run --sandbox), by a bash of its own, on the
+    # terminal (PS0's output is captured), then drop the typed line as a block does: bash cannot
+    # replace a line, so its output is the contained run's, and $? is that of the dropped line.
+    if [[ -r /dev/tty && -w /dev/tty ]]; then
+        "${__gatekeep_cmd[@]}" run --sandbox -- "${BASH:-/bin/bash}" -c "$line" </dev/tty >/dev/tty 2>/dev/tty
+    else
+        "${__gatekeep_cmd[@]}" run --sandbox -- "${BASH:-/bin/bash}" -c "$line" >&2
+    fi
+    kill -INT $$
 }
 
 __gatekeep_cannot_run() {
@@ -317,7 +330,7 @@ __gatekeep_prompt_init() {
     fi
 }
 __gatekeep_prompt_init
-readonly -f __gatekeep_block __gatekeep_last_entry __gatekeep_split_entry __gatekeep_gate __gatekeep_cannot_run __gatekeep_forget \
+readonly -f __gatekeep_block __gatekeep_contained __gatekeep_last_entry __gatekeep_split_entry __gatekeep_gate __gatekeep_cannot_run __gatekeep_forget \
     __gatekeep_history_settings __gatekeep_prompt __gatekeep_unbind fc history exit logout
 eval "$__gatekeep_aliases"
 unset __gatekeep_aliases

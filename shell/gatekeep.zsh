@@ -73,9 +73,9 @@ functions[__gatekeep_preexec]='
         ask=(--names-on-request)
         while :; do
             if [[ -r /dev/tty ]]; then
-                "${__gatekeep_cmd[@]}" check --shell zsh --quiet $ask -- "$line" </dev/tty
+                "${__gatekeep_cmd[@]}" check --shell zsh --quiet --can-contain $ask -- "$line" </dev/tty
             else
-                "${__gatekeep_cmd[@]}" check --shell zsh --quiet --no-prompt $ask -- "$line"
+                "${__gatekeep_cmd[@]}" check --shell zsh --quiet --no-prompt --can-contain $ask -- "$line"
             fi
             rc=$?
             # 3: the line'"'"'s only questions are about words that may be typos; say once what
@@ -91,6 +91,14 @@ functions[__gatekeep_preexec]='
         case $rc in
             0) __gatekeep_verdict=allow ;;
             1) ;;
+            4)
+                # run contained (gatekeep run --sandbox) by a zsh of its own, in place of the typed
+                # line, which is then dropped: its output is the contained run'"'"'s, $? is not
+                if [[ -r /dev/tty && -w /dev/tty ]]; then
+                    "${__gatekeep_cmd[@]}" run --sandbox -- "${commands[zsh]:-/bin/zsh}" -c "$line" </dev/tty >/dev/tty 2>/dev/tty
+                else
+                    "${__gatekeep_cmd[@]}" run --sandbox -- "${commands[zsh]:-/bin/zsh}" -c "$line"
+                fi ;;
             2) print -ru2 -- "gatekeep: could not decide (see above); blocked" ;;
             126|127)
                 # exec fails with E2BIG (zsh: 127) when one argument is longer than the system

@@ -166,3 +166,80 @@ def test_with_no_bubblewrap_the_line_is_asked(project, paths, tmp_path):
     output = json.loads(result.stdout)["hookSpecificOutput"]
     assert output["permissionDecision"] == "ask"
     assert "updatedInput" not in output
+
+
+# --- the shells ------------------------------------------------------------------------------------
+
+SCRIPT = (
+    "import os\n"
+    "open('made.txt', 'w').write('made')\n"
+    "try:\n"
+    "    open(os.path.expanduser('~/outside.txt'), 'w').write('escaped')\n"
+    "except OSError as e:\n"
+    "    print('refused:', e.strerror)\n"
+)
+
+
+@pytest.fixture
+def shell_home(tmp_path):
+    from tests.shells import Shell  # noqa: F401 - (pexpect)
+
+    home = tmp_path / "sh"
+    (home / "work").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(home / "work")], check=True)
+    write(home / "work" / "make.py", SCRIPT)
+    return home
+
+
+@needs_bwrap
+@pytest.mark.parametrize("name", ["bash", "zsh"])
+def test_a_shell_runs_a_line_contained_under_sandbox_contain(shell_home, name):
+    from tests.shells import Shell, hook_text
+
+    _user_policy(CONTAIN)
+    shell = Shell(name, shell_home, hook_text(name))
+    try:
+        output = shell.run("python3 make.py")
+    finally:
+        shell.close()
+    assert "gatekeep: runs contained" in output
+    assert "refused: Read-only file system" in output  # the contained run's own output, on the terminal
+    assert (shell_home / "work" / "made.txt").read_text() == "made"
+    assert not (shell_home / "outside.txt").exists()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("name", ["bash", "zsh"])
+def test_a_question_offers_to_run_the_line_contained(shell_home, name, paths):
+    from tests.shells import Shell, hook_text
+
+    _user_policy("posture: workspace\n")
+    shell = Shell(name, shell_home, hook_text(name))
+    try:
+        output = shell.ask("python3 make.py", "c")
+        assert "[c] run it contained" in shell.question
+    finally:
+        shell.close()
+    assert "refused: Read-only file system" in output
+    assert (shell_home / "work" / "made.txt").read_text() == "made"
+    assert not (shell_home / "outside.txt").exists()
+    (record,) = [r for r in audit.read_last(paths.audit_log, 10) if r["command"] == "python3 make.py"]
+    assert (record["outcome"], record["answer"], record["prompted"]) == ("contained", "contained", True)
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh"])
+def test_no_question_offers_containment_without_bubblewrap(shell_home, name, tmp_path):
+    from tests.shells import Shell, hook_text
+
+    _user_policy("posture: workspace\n")
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("python3", "git", "sh", name):
+        os.symlink(shutil.which(tool), bare / tool)
+    shell = Shell(name, shell_home, hook_text(name), env={"PATH": str(bare)})
+    try:
+        shell.ask("python3 make.py", "d")
+        assert "run it contained" not in shell.question
+    finally:
+        shell.close()
+    assert not (shell_home / "work" / "made.txt").exists()

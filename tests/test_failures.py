@@ -98,7 +98,7 @@ def test_a_read_only_cache_directory_costs_only_time(paths):
 BROKEN = """
 import sys
 import gatekeep.commands.check as check
-def broken(*args):
+def broken(*args, **kwargs):
     raise RuntimeError("a bug")
 check.evaluate = broken
 from gatekeep.main import main

@@ -7,6 +7,7 @@ command names, and the choices:
 
     o  run once        a  always (adds the suggested allow rules)
     d  deny            n  never  (adds the same patterns as deny rules)
+    c  run it contained (offered when the caller can: gatekeep run --sandbox, judge/gate.py)
 
 An answer must be given on purpose (keys.py): a key counts only when pressed on
 its own, after a pause, and not followed at once by another; what was typed
@@ -57,7 +58,7 @@ from gatekeep.judge.decide import LineVerdict
 LOCK_SECONDS = 60
 POLL_SECONDS = 0.1  # how often an answer from another terminal is looked for
 SHOWN_CHARS = 400  # a longer line is shown shortened in the question; `v` shows it whole
-CHOICES = {"o": "once", "a": "always", "d": "deny", "n": "never"}
+CHOICES = {"o": "once", "a": "always", "d": "deny", "n": "never", "c": "contained"}
 APPROVING = ("once", "always")
 CONFIRM = "y"  # confirms always/never; b goes back to the question, other keys are typing
 VIEW = "v"
@@ -78,7 +79,7 @@ class Remote:
 class Answer:
     """What the user answered at the prompt, or why there was no answer."""
 
-    answer: str  # once | always | deny | never | timeout | eof | interrupt | no-tty | busy
+    answer: str  # once | always | deny | never | contained | timeout | eof | interrupt | no-tty | busy
     timed_out: bool = False
     source: str = "tty"  # where the answer came from: tty | remote
 
@@ -167,6 +168,8 @@ def choices_text(verdict: LineVerdict, remote: Remote | None = None, colour: boo
     if verdict.suggestions and here:
         patterns = ", ".join(f"'{visible(s)}'" for s in verdict.suggestions)
         choices.append(f"{_paint('[a]', '1', colour)} always allow {patterns}")
+    if verdict.contain and here:
+        choices.append(f"{_paint('[c]', '1', colour)} run it contained")
     choices.append(f"{_paint('[d]', '1', colour)} deny")
     if verdict.suggestions and here:
         choices.append(f"{_paint('[n]', '1', colour)} never: deny them from now on")
@@ -216,7 +219,7 @@ def ignored_note(text: str) -> str:
 def _question(
     fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None, confirm: str = "key"
 ) -> Answer:
-    allowed = {"o", "d"} | ({"a", "n"} if verdict.suggestions else set())
+    allowed = {"o", "d"} | ({"a", "n"} if verdict.suggestions else set()) | ({"c"} if verdict.contain else set())
     if remote is not None and not remote.here:
         allowed = {"d"}
     word = confirm_word(verdict) if confirm == "word" and "o" in allowed else ""
@@ -287,7 +290,7 @@ def _ended(ended: Ended) -> Answer:
 
 
 def _read_choice(fd: int, keys: Keys, line: str, verdict: LineVerdict, allowed: set[str], prompt: str) -> Answer:
-    """A deliberate o/a/d/n; a/n (they write the policy) then need a deliberate `y`."""
+    """A deliberate o/a/d/n/c; a/n (they write the policy) then need a deliberate `y`."""
     viewable = {VIEW} if len(line) > SHOWN_CHARS else set()
     while True:
         key = keys.next(allowed | viewable)

@@ -6,7 +6,16 @@ import os
 import sys
 
 from gatekeep.core.display import visible
-from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, EXIT_ERROR, EXIT_NAMES, FatalError, HandBack, PolicyError
+from gatekeep.core.errors import (
+    EXIT_ALLOW,
+    EXIT_BLOCKED,
+    EXIT_CONTAIN,
+    EXIT_ERROR,
+    EXIT_NAMES,
+    FatalError,
+    HandBack,
+    PolicyError,
+)
 from gatekeep.core.jsontext import dumps
 from gatekeep.core.paths import get_paths, removed
 from gatekeep.judge.gate import evaluate, verdict_json
@@ -33,13 +42,19 @@ def check(
     questions: bool = True,
     names_on_request: bool = False,
     shell_names: str | None = None,
+    can_contain: bool = False,
 ) -> int:
     """`questions` False: a question is not asked here but raises HandBack (a warm checker's worker).
 
     `shell_names`: the names the calling shell runs beyond PATH and its builtins, blank-separated
     (judge/typos.py); `names_on_request`: the caller can give them, so a line whose only questions
     are about command words that may be typos returns EXIT_NAMES, deciding and recording nothing,
-    for the caller to check again with them."""
+    for the caller to check again with them.
+
+    `can_contain`: the caller (a shell hook) runs the line contained (`gatekeep run --sandbox`)
+    when told so by EXIT_CONTAIN: a line that asks and may run contained (judge/gate.py) is then
+    contained without a question when the policy says `sandbox.contain: true`, and otherwise
+    the question offers it (`c`). Either only when the sandbox works here."""
     paths = get_paths()
     record = new_record(line, cwd, shell or os.path.basename(os.environ.get("SHELL", "")) or None)
     try:
@@ -64,10 +79,11 @@ def check(
     names = frozenset(shell_names.split()) if shell_names is not None else None
     if names is None and names_on_request:
         names = frozenset()  # as if the shell ran nothing by name: if that allows a typo, ask for the names
+    offer = can_contain
     if names is None:
-        verdict = evaluate(line, policy, record["cwd"])
+        verdict = evaluate(line, policy, record["cwd"], offer_contain=offer)
     else:
-        verdict = evaluate(line, policy, record["cwd"], shell_names=names)
+        verdict = evaluate(line, policy, record["cwd"], shell_names=names, offer_contain=offer)
     typos = []
     if names is not None:
         from gatekeep.judge.typos import NOT_A_COMMAND
@@ -83,6 +99,12 @@ def check(
     audit_only = audit_mode and not verdict.firm
     answer = None
     on_terminal = bool(record["tty"]) and sys.stdin.isatty()
+    if verdict.decision == "ask" and verdict.contain is not None and not audit_only:
+        if not questions:
+            raise HandBack  # (whether the sandbox works here is found out by the process the shell started)
+        verdict = _containable_here(verdict, can_contain)
+        if verdict.contain is not None and policy.sandbox.contain:
+            return _contained(paths, record, verdict, policy)
     if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
         if not questions:
             raise HandBack
@@ -91,6 +113,8 @@ def check(
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
             _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
+    if answer is not None and answer.answer == "contained":
+        return _contained(paths, record, verdict, policy, answer="contained")
     approved = verdict.decision == "allow" or (answer is not None and answer.approved)
     outcome = "allow" if approved or audit_only else "deny"
     record.update(
@@ -130,6 +154,35 @@ def check(
         why = "no such command here (not on PATH, no builtin, alias or function); not asked"
         print(f"gatekeep: {shown}: {why}", file=sys.stderr)
     return EXIT_ALLOW if outcome == "allow" else EXIT_BLOCKED
+
+
+def _containable_here(verdict, can_contain: bool):
+    """The verdict with its `contain` kept only if the caller can run the line contained and the
+    sandbox works here (contain/sandbox.py); otherwise the line is asked as any other."""
+    if can_contain:
+        from gatekeep.contain.sandbox import unavailable
+
+        if unavailable() is None:
+            return verdict
+    return verdict._replace(contain=None)
+
+
+def _contained(paths, record: dict, verdict, policy, answer: str | None = None) -> int:
+    """Record the line as run contained, say so, and tell the caller to run it so."""
+    record.update(
+        decision=verdict.decision,
+        outcome="contained",
+        rule=None,
+        reason=verdict.reason,
+        prompted=answer is not None,
+        answer=answer,
+        timed_out=False,
+        policy_sha256=policy.sha256,
+        contain=verdict.contain,
+    )
+    save_record(paths.audit_log, record, policy.syslog, policy.rotation)
+    print(f"gatekeep: {visible(verdict.contain)}", file=sys.stderr)
+    return EXIT_CONTAIN
 
 
 def _ask(paths, record: dict, verdict, policy, on_terminal: bool):

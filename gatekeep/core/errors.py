@@ -7,6 +7,7 @@ EXIT_ALLOW = 0
 EXIT_BLOCKED = 1
 EXIT_ERROR = 2  # usage, policy or internal error: gatekeep could not decide
 EXIT_NAMES = 3  # `check --names-on-request`: ask again with the shell's names (judge/typos.py)
+EXIT_CONTAIN = 4  # `check --can-contain`: run the line contained (`gatekeep run --sandbox`), not as typed
 
 
 class FatalError(Exception):

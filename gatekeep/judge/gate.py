@@ -53,9 +53,12 @@ def evaluate(
     cwd: str | None = None,
     context: WriteContext | None = None,
     shell_names: frozenset[str] | None = None,
+    offer_contain: bool = False,
 ) -> LineVerdict:
     """The verdict on `line` run in `cwd`; `context`, if given, is write_context(cwd) made once for
-    many lines; `shell_names`, the names the shell runs beyond PATH and its builtins (typos.py).
+    many lines; `shell_names`, the names the shell runs beyond PATH and its builtins (typos.py);
+    `offer_contain`: say whether an ask may run contained (`contain`) even when the policy does
+    not contain lines by itself (a question can offer it).
 
     Given CHECK_SECONDS of CPU time (budget.py); past that the line asks, and the reason says
     so: a line is never allowed because its time ran out. 3 s: a typical line takes 5 to 20
@@ -69,7 +72,7 @@ def evaluate(
 
     try:
         with Limit(CHECK_SECONDS) as limit:
-            return _evaluate(line, policy, cwd, context, shell_names)
+            return _evaluate(line, policy, cwd, context, shell_names, offer_contain)
     except OutOfTime as e:
         if e.limit is not limit:
             raise
@@ -81,7 +84,12 @@ def evaluate(
 
 
 def _evaluate(
-    line: str, policy: Policy, cwd: str | None, context: WriteContext | None, shell_names: frozenset[str] | None = None
+    line: str,
+    policy: Policy,
+    cwd: str | None,
+    context: WriteContext | None,
+    shell_names: frozenset[str] | None = None,
+    offer_contain: bool = False,
 ) -> LineVerdict:
     if context is None or (policy.posture != "strict" and context.boundary is None):
         context = write_context(context.cwd if context else cwd, policy)  # (one made for strict: its posture's)
@@ -89,7 +97,8 @@ def _evaluate(
     matches = match_line(normalized, policy.index)
     _match_elsewhere(normalized, matches, context.cwd)
     verdict = decide(parsed, normalized, matches, policy, context, shell_names)
-    if verdict.decision == "ask" and policy.sandbox.contain and policy.default == "ask" and not verdict.firm:
+    wanted = policy.sandbox.contain or offer_contain
+    if verdict.decision == "ask" and wanted and policy.default == "ask" and not verdict.firm:
         why = _containable(parsed, normalized, matches, policy, context, shell_names)
         verdict = verdict._replace(contain=why)
     return verdict
