@@ -336,3 +336,59 @@ def test_a_settings_directory_that_is_a_link_is_read_only_where_it_points(world,
     done = contained("echo '{\"disableAllHooks\": true}' > .claude/settings.json", world["project"])
     assert done.returncode not in (0, NOT_RUN), done.stderr
     assert not (place / "settings.json").exists()
+
+
+NOBODY = 65534
+
+
+def test_the_sandbox_holds_for_an_unprivileged_user(tmp_path):
+    """Users are not root: the same bubblewrap command line, run as `nobody` through setpriv, in
+    a home and tree that user owns (under /tmp: the test's own directory is root's alone)."""
+    import json
+    import tempfile
+
+    if os.getuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to become another user")
+    probe = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bwrap", "--ro-bind", "/", "/",
+             "--unshare-user", "--", "true"]  # fmt: skip
+    if subprocess.run(probe, capture_output=True, cwd="/").returncode != 0:
+        pytest.skip("this kernel gives an unprivileged user no user namespace")
+    base = Path(tempfile.mkdtemp(dir="/tmp", prefix="gatekeep-nobody-"))
+    try:
+        base.chmod(0o755)
+        home = base / "home"
+        tree = home / "src" / "app"
+        write(home / ".ssh" / "id_rsa", KEY + "\n")
+        write(home / ".bashrc", "# start-up\n")
+        tree.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(tree)], check=True)
+        write(tree / ".env", "DB_PASSWORD=inside\n")
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(base)], check=True)
+        script = "id -u > uid.txt; touch made; cat ~/.ssh/id_rsa; cat .env; echo x >> ~/.bashrc; exit 3"
+        build = (
+            "import json, os, sys\n"
+            "from gatekeep.contain.sandbox import prepare\n"
+            "from gatekeep.core.paths import get_paths\n"
+            "from gatekeep.judge.policy import load_policy\n"
+            "paths = get_paths()\n"
+            "args, held = prepare(['sh', '-c', sys.argv[1]], os.getcwd(), load_policy(paths, cwd=os.getcwd()), paths)\n"
+            "at = args.index('--uid'); args[at + 1] = args[at + 3] = sys.argv[2]\n"
+            "print(json.dumps([args, held]))\n"
+        )
+        env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT), "GATEKEEP_HOME": str(base / "gatekeep")}
+        made = subprocess.run([sys.executable, "-c", build, script, str(NOBODY)], cwd=tree, env=env,
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        args, held = json.loads(made.stdout)
+        subprocess.run(["chmod", "-R", "a+rX", str(base / "gatekeep")], check=True)  # (nobody binds root's empty file)
+        done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *args],
+                              cwd=tree, env={"HOME": str(home), "PATH": os.environ["PATH"]},
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        from gatekeep.contain.sandbox import release
+
+        release(held)
+        assert done.returncode == 3, done.stderr
+        assert (tree / "uid.txt").read_text().strip() == str(NOBODY) and (tree / "made").exists()
+        assert KEY not in done.stdout and "inside" not in done.stdout
+        assert (home / ".bashrc").read_text() == "# start-up\n"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
