@@ -299,6 +299,7 @@ def _click_reading(args: list[str]) -> dict:
         "quiet": params["quiet"],
         "shell": params["shell"],
         "names_on_request": params["names_on_request"],
+        "can_contain": params["can_contain"],
         "shell_names": params["shell_names"],
     }
 
