@@ -284,11 +284,9 @@ def test_a_project_cannot_make_places_writable_or_turn_the_network_on(world):
 
 
 def test_no_bubblewrap_runs_nothing(world):
-    """Fail closed: with no bwrap on PATH the command never runs, uncontained or otherwise."""
-    bare = world["home"] / "bin"
-    bare.mkdir()
-    os.symlink(shutil.which("sh"), bare / "sh")
-    done = contained("echo ran > ran.txt", world["project"], env={"PATH": str(bare)})
+    """Fail closed: with no bubblewrap (GATEKEEP_BWRAP=none stands for a machine without it) the
+    command never runs, uncontained or otherwise."""
+    done = contained("echo ran > ran.txt", world["project"], env={"GATEKEEP_BWRAP": "none"})
     assert done.returncode == NOT_RUN
     assert "not run" in done.stderr and "bubblewrap is not installed" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -336,6 +334,20 @@ def test_a_settings_directory_that_is_a_link_is_read_only_where_it_points(world,
     done = contained("echo '{\"disableAllHooks\": true}' > .claude/settings.json", world["project"])
     assert done.returncode not in (0, NOT_RUN), done.stderr
     assert not (place / "settings.json").exists()
+
+
+def test_a_bwrap_on_path_is_never_the_one_run(world):
+    """A `bwrap` a contained line put in a directory on PATH (an activated .venv/bin) would run
+    the next line uncontained: gatekeep runs only a root-owned bubblewrap in a system directory."""
+    fake = world["project"] / ".venv" / "bin"
+    fake.mkdir(parents=True)
+    write(fake / "bwrap", '#!/bin/sh\ntouch "$HOME/fake-ran"\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n')
+    (fake / "bwrap").chmod(0o755)
+    path = f"{fake}:{os.environ['PATH']}"
+    done = contained("cat ~/.ssh/id_rsa; echo x >> ~/.bashrc", world["project"], env={"PATH": path})
+    assert KEY not in done.stdout
+    assert not (world["home"] / "fake-ran").exists()
+    assert world["bashrc"].read_text() == "# start-up\n"
 
 
 NOBODY = 65534

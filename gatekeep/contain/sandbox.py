@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import shutil
 import subprocess
 
 from gatekeep.core.errors import FatalError
@@ -74,8 +73,36 @@ class ContainError(FatalError):
     """The sandbox cannot be set up: nothing ran."""
 
 
+BWRAP_PLACES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
+
+
 def bwrap() -> str | None:
-    return shutil.which("bwrap")
+    """The bubblewrap to trust: the first of BWRAP_PLACES that root owns, file and directories
+    alike, with no one else able to write them. Never one found on PATH: a directory of the tree
+    on PATH (an activated `.venv/bin`, `node_modules/.bin`) would let one contained line put a
+    `bwrap` there that runs the next line uncontained. GATEKEEP_BWRAP=none turns containment off
+    (it can only make gatekeep stricter: the tests use it)."""
+    if os.environ.get("GATEKEEP_BWRAP") == "none":
+        return None
+    return next((place for place in BWRAP_PLACES if _root_only(place)), None)
+
+
+def _root_only(path: str) -> bool:
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        real = os.path.realpath(path)
+        while True:
+            found = os.lstat(real)
+            if found.st_uid != 0 or found.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not stat.S_ISLNK(found.st_mode):
+                return False
+            if real == "/":
+                return True
+            real = os.path.dirname(real)
+    except OSError:
+        return False
 
 
 def unavailable() -> str | None:
