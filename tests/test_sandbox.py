@@ -210,6 +210,26 @@ def test_a_socket_outside_the_tree_is_out_of_reach(world, tmp_path):
         os.unlink(name)
 
 
+def test_a_socket_in_a_home_dot_entry_is_out_of_reach(world):
+    """Docker Desktop's socket lives in ~/.docker/desktop/, shown read-only: connecting ignores a
+    read-only mount, so no unix socket can be made at all (the seccomp filter)."""
+    place = world["home"] / ".docker" / "desktop"
+    place.mkdir(parents=True)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(place / "docker.sock"))
+    server.listen(1)
+    server.settimeout(0.5)
+    try:
+        probe = "python3 -c \"import os, socket; s = socket.socket(socket.AF_UNIX); s.connect(os.path.expanduser('~/.docker/desktop/docker.sock'))\""
+        done = contained(probe, world["project"], policy="sandbox:\n  network: on\n")
+        assert done.returncode != 0
+        assert "Permission denied" in done.stderr
+        with pytest.raises(TimeoutError):
+            server.accept()
+    finally:
+        server.close()
+
+
 def test_secret_variables_are_not_passed_in(world):
     done = contained('echo "[$GITHUB_TOKEN][$AWS_SECRET_ACCESS_KEY][$SSH_AUTH_SOCK][$KEPT]"', world["project"],
                      env={"GITHUB_TOKEN": "ghp_x", "AWS_SECRET_ACCESS_KEY": "aws_x", "SSH_AUTH_SOCK": "/x", "KEPT": "k"})  # fmt: skip

@@ -29,7 +29,7 @@ earlier one):
 And: no network but its own loopback (`sandbox.network: on` shares the machine's), its own
 process, IPC, host-name and user namespaces, no capabilities and no further user namespaces,
 a new session (it cannot push keystrokes into the terminal: TIOCSTI), killed with gatekeep's
-process; the user's own uid; the environment without variables that name a secret or an
+process, no unix sockets (a seccomp filter: socket_filter); the user's own uid; the environment without variables that name a secret or an
 agent's socket (SECRET_VARIABLES). Descriptors beyond 0-2 are not passed in, and a standard
 input that is a file is fed through a pipe: a descriptor of a file outside could be reopened
 for writing through /proc/self/fd.
@@ -283,6 +283,42 @@ def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]
     return secrets, protected
 
 
+# A seccomp filter (classic BPF, as bubblewrap's --seccomp takes it): socket(AF_UNIX, …) fails,
+# since connecting to a socket ignores a read-only mount and a socket in the home's dot-entries
+# (Docker Desktop's, an ssh ControlMaster's, gpg-agent's) acts for the user outside; io_uring,
+# which can open and connect sockets past the filter, fails too, as does every call of another
+# processor's ABI (i386's socketcall, x32).
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}  # (arch, socket, io_uring_setup)
+_LD, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
+_EPERM, _EACCES, _AF_UNIX = 1, 13, 1
+
+
+def socket_filter() -> bytes:
+    """The filter's program for this processor (ContainError where it has none)."""
+    import platform
+    import struct
+
+    found = _SECCOMP_ARCH.get(platform.machine())
+    if found is None:
+        raise ContainError(f"the sandbox has no socket filter for this processor ({platform.machine()})")
+    arch, socket_nr, io_uring_nr = found
+    program = [
+        (_LD, 0, 0, 4),  # 0: the calling ABI
+        (_JEQ, 1, 0, arch),  # 1: this processor's -> 3
+        (_RET, 0, 0, _ERRNO | _EPERM),  # 2: another's
+        (_LD, 0, 0, 0),  # 3: the call's number
+        (_JGE, 5, 0, 0x40000000),  # 4: x32 -> 10
+        (_JEQ, 4, 0, io_uring_nr),  # 5: io_uring_setup -> 10
+        (_JEQ, 0, 2, socket_nr),  # 6: socket -> 7, else -> 9
+        (_LD, 0, 0, 16),  # 7: its first argument (the family), low 32 bits
+        (_JEQ, 1, 0, _AF_UNIX),  # 8: AF_UNIX -> 10
+        (_RET, 0, 0, _ALLOW),  # 9
+        (_RET, 0, 0, _ERRNO | _EACCES),  # 10
+    ]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+
+
 def stdin_through_pipe() -> None:
     """A standard input that is a file (`< ~/.bashrc`) could be reopened for writing through
     /proc/self/fd/0, outside every mount the sandbox makes read-only: feed its content through a
@@ -319,16 +355,21 @@ def run_contained(args: list[str]) -> int:
     is passed on. Descriptors beyond 0-2 are not passed in."""
     import signal
 
+    program = socket_filter()
     stdin_through_pipe()
+    filter_read, filter_write = os.pipe()
+    os.write(filter_write, program)  # (a few dozen bytes: the pipe holds them)
+    os.close(filter_write)
     status_read, status_write = os.pipe()
-    command = [args[0], "--json-status-fd", str(status_write), *args[1:]]
+    command = [args[0], "--json-status-fd", str(status_write), "--seccomp", str(filter_read), *args[1:]]
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        process = subprocess.Popen(command, pass_fds=(status_write,), close_fds=True)
+        process = subprocess.Popen(command, pass_fds=(status_write, filter_read), close_fds=True)
     except OSError as e:
         raise ContainError(f"bubblewrap could not start ({e.strerror})") from None
     finally:
         os.close(status_write)
+        os.close(filter_read)
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGQUIT, signal.SIG_IGN)
