@@ -424,3 +424,26 @@ def test_the_sandbox_holds_for_an_unprivileged_user(tmp_path):
         assert (home / ".bashrc").read_text() == "# start-up\n"
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_secrets_are_hidden_wherever_they_lie_in_the_tree(world):
+    """A marker a contained line can write (pyvenv.cfg) or a directory it moves into node_modules
+    must not decide what the next run hides."""
+    sub = world["project"] / "sub"
+    write(sub / ".env", "SUB_SECRET=1\n")
+    assert contained("touch sub/pyvenv.cfg", world["project"]).returncode == 0
+    assert "SUB_SECRET" not in contained("cat sub/.env", world["project"]).stdout
+    assert contained("mkdir -p node_modules && mv sub node_modules/", world["project"]).returncode == 0
+    assert "SUB_SECRET" not in contained("cat node_modules/sub/.env", world["project"]).stdout
+
+
+def test_nested_repositories_and_the_hooks_path_are_read_only(world):
+    project = world["project"]
+    subprocess.run(["git", "init", "-q", str(project / "vendored")], check=True)
+    (project / ".husky").mkdir()
+    subprocess.run(["git", "-C", str(project), "config", "core.hooksPath", ".husky"], check=True)
+    script = "git -C vendored config core.fsmonitor 'touch /tmp/x'; echo x > .husky/pre-commit"
+    done = contained(script, project)
+    assert done.returncode != 0
+    assert "fsmonitor" not in (project / "vendored" / ".git" / "config").read_text()
+    assert not (project / ".husky" / "pre-commit").exists()

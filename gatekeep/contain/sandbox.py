@@ -13,10 +13,9 @@ earlier one):
 4. The working tree, writable, and the policy's `sandbox.writable` places (that exist).
 5. Hidden again, as an empty directory or file no one may open: every path an anchored
    `protect: read` entry names that exists (`~/.ssh`, `~/.aws/credentials`), every file in the
-   working tree whose name a `protect: read` entry names (`.env`, `*.pem`: found by walking the
-   tree, but not inside `.git`, `node_modules` or a virtualenv; a tree of more than
-   MAX_TREE_ENTRIES entries is refused), and gatekeep's own directories (its policy, audit
-   log, approvals and the warm checker's socket).
+   working tree whose name a `protect: read` entry names (`.env`, `*.pem`: found by walking all
+   of the tree but `.git`; a tree of more than MAX_TREE_ENTRIES entries is refused), and
+   gatekeep's own directories (its policy, audit log, approvals and the warm checker's socket).
 6. Read-only inside the tree, in its top directory and each directory down to the line's own
    (READ_ONLY_IN_TREE): the repository (`.git`: its hooks and config run code when git runs
    outside, and a contained line changes files, never history), the project policy, `.envrc`,
@@ -24,7 +23,10 @@ earlier one):
    `.github`, `opencode.json`…); each that does not exist is held by an empty read-only one for
    the run (made before, removed after if still empty: a process that kills gatekeep with
    SIGKILL leaves it behind, empty). And what a `protect: write` entry names. Being mount
-   points, none of them can be renamed or replaced.
+   points, none of them can be renamed or replaced. Also every `.git` anywhere in the tree (a
+   nested repository's, a submodule's pointer), and the directory `core.hooksPath` names in it
+   (husky's `.husky`). A repository a contained line makes anew in a subdirectory (`git init`)
+   is not held: its config runs when you use git there.
 
 And: no network but its own loopback (`sandbox.network: on` shares the machine's), its own
 process, IPC, host-name and user namespaces, no capabilities and no further user namespaces,
@@ -51,15 +53,17 @@ import subprocess
 
 from gatekeep.core.errors import FatalError
 
-MAX_TREE_ENTRIES = 50_000
-SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", "__pycache__"})  # (and any virtualenv: pyvenv.cfg)
+MAX_TREE_ENTRIES = 200_000
 # In the tree, read-only: what runs code when a tool outside runs (git's hooks and config), what
 # decides the gate (the project policy) or switches an agent's hooks off (their settings).
 READ_ONLY_IN_TREE = (
     ".git", ".gatekeep.yaml", ".envrc", ".claude", ".gemini", ".codex", ".cursor", ".opencode", ".github", ".vscode",
-    ".mcp.json", "opencode.json", "opencode.jsonc",
+    ".mcp.json", "opencode.json", "opencode.jsonc", ".husky", ".pre-commit-config.yaml", "lefthook.yml",
+    "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", ".devcontainer", ".idea", "mise.toml", ".mise.toml",
 )  # fmt: skip
-HELD_WHEN_MISSING = frozenset(READ_ONLY_IN_TREE) - {".git", ".gatekeep.yaml", ".envrc"}  # (git, gatekeep and direnv ask first)
+# held by an empty one when missing: all but what asks before it runs code (git init, gatekeep
+# trust, direnv allow, mise trust) or runs nothing without other files (.husky: core.hooksPath)
+HELD_WHEN_MISSING = frozenset(READ_ONLY_IN_TREE) - {".git", ".gatekeep.yaml", ".envrc", ".husky", "mise.toml", ".mise.toml", ".devcontainer", ".idea"}
 # Variables not passed in: what names a secret, or a socket that acts for the user outside.
 SECRET_VARIABLES = (
     "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*API_KEY*", "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*",
@@ -182,9 +186,11 @@ def plan(
             elif os.path.lexists(path):
                 args += ["--ro-bind", path, path]
             elif name in HELD_WHEN_MISSING and os.path.isdir(directory):
-                args += ["--ro-bind", nothing if name.endswith(("json", "jsonc")) else empty, path]
+                is_file = name.endswith(("json", "jsonc", "yml", "yaml"))
+                args += ["--ro-bind", nothing if is_file else empty, path]
                 held.append(path)
-    for path in protected:
+    hooks = _hooks_path(workspace)
+    for path in dict.fromkeys([*protected, *([hooks] if hooks else [])]):
         args += ["--ro-bind", path, path]
     args += ["--remount-ro", home]  # (the emptied home: nothing written there, once all is bound)
     args += [*_NAMESPACES, "--uid", str(os.getuid()), "--gid", str(os.getgid())]
@@ -254,7 +260,10 @@ def _hide(path: str, nothing: str) -> list[str]:
 
 
 def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]]:
-    """The files of the tree to hide and to make read-only, by a walk of it (module docstring, 5)."""
+    """The files of the tree to hide and to make read-only, by a walk of all of it (module
+    docstring, 5): virtualenvs and `node_modules` too, since what a contained line may write
+    (a `pyvenv.cfg`, a directory moved into `node_modules`) must never decide what is hidden
+    next time. Every `.git` below the top, directory or file, is read-only, and not walked."""
     secrets, protected = [], []
     budget, todo = MAX_TREE_ENTRIES, [workspace]
     while todo:
@@ -263,24 +272,41 @@ def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]
             entries = list(os.scandir(current))
         except OSError:
             continue
-        if current != workspace and any(e.name == "pyvenv.cfg" for e in entries):
-            continue  # a virtualenv: installed packages
         for entry in entries:
             budget -= 1
             if budget < 0:
                 raise ContainError(
-                    f"the working tree {workspace} holds more than {MAX_TREE_ENTRIES:,} entries"
-                    " (outside .git, node_modules and virtualenvs): the sandbox cannot find every secret in it"
+                    f"the working tree {workspace} holds more than {MAX_TREE_ENTRIES:,} entries:"
+                    " the sandbox cannot find every secret in it"
                 )
             if entry.is_symlink():
                 continue  # (a link out of the tree reaches only what the sandbox shows there)
-            if is_secret(entry.path):
+            if entry.name == ".git":
+                protected.append(entry.path)  # (a repository's config and hooks run code when git runs outside)
+            elif is_secret(entry.path):
                 secrets.append(entry.path)
             elif is_protected(entry.path):
                 protected.append(entry.path)
-            elif entry.is_dir(follow_symlinks=False) and entry.name not in SKIPPED_DIRECTORIES:
+            elif entry.is_dir(follow_symlinks=False):
                 todo.append(entry.path)
     return secrets, protected
+
+
+def _hooks_path(workspace: str) -> str | None:
+    """The directory git takes hooks from when it is set inside the tree (`core.hooksPath`:
+    husky's `.husky`, a `.githooks`), or None."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", workspace, "config", "--get", "core.hooksPath"],
+            capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = done.stdout.strip()
+    if done.returncode != 0 or not value:
+        return None
+    real = os.path.realpath(os.path.join(workspace, os.path.expanduser(value)))
+    return real if real.startswith(workspace.rstrip("/") + "/") and os.path.isdir(real) else None
 
 
 # A seccomp filter (classic BPF, as bubblewrap's --seccomp takes it): socket(AF_UNIX, …) fails,
