@@ -344,6 +344,28 @@ def test_run_without_sandbox_runs_nothing(world):
     assert not (world["project"] / "ran.txt").exists()
 
 
+def test_a_run_that_ends_leaves_another_runs_placeholders_in_place(world):
+    """Removing a placeholder from outside detaches it in every sandbox that binds it: when the
+    run that made one ends while another binds it, it is left in place, and the last run out
+    removes it. (Removed early, the later run could plant `.claude/settings.json`.)"""
+    import time
+
+    command = [sys.executable, "-m", "gatekeep", "run", "--sandbox", "--", "sh", "-c"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = subprocess.Popen([*command, "sleep 2"], cwd=world["project"], env=env)
+    deadline = time.monotonic() + 20
+    while not (world["project"] / ".claude").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    plant = "sleep 4; mkdir -p .claude; echo planted > .claude/settings.json"
+    second = subprocess.Popen([*command, plant], cwd=world["project"], env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)  # (the second sandbox is built, binding the first one's placeholder)
+    assert first.wait(timeout=30) == 0
+    assert (world["project"] / ".claude").is_dir()  # still held for the second
+    assert second.wait(timeout=30) != 0, second.stderr.read()
+    assert not (world["project"] / ".claude").exists()  # the last one out removed it
+
+
 @pytest.mark.parametrize("target", ["build/cfg", "~/.aws"])
 def test_a_settings_directory_that_is_a_link_is_read_only_where_it_points(world, target):
     """`.claude -> build/cfg`: writing through the link would plant settings; a link out of the
@@ -403,21 +425,24 @@ def test_the_sandbox_holds_for_an_unprivileged_user(tmp_path):
             "from gatekeep.core.paths import get_paths\n"
             "from gatekeep.judge.policy import load_policy\n"
             "paths = get_paths()\n"
-            "args, held = prepare(['sh', '-c', sys.argv[1]], os.getcwd(), load_policy(paths, cwd=os.getcwd()), paths)\n"
+            "args, hold = prepare(['sh', '-c', sys.argv[1]], os.getcwd(), load_policy(paths, cwd=os.getcwd()), paths)\n"
             "at = args.index('--uid'); args[at + 1] = args[at + 3] = sys.argv[2]\n"
-            "print(json.dumps([args, held]))\n"
+            "print(json.dumps(args))\n"
         )
         env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT), "GATEKEEP_HOME": str(base / "gatekeep")}
         made = subprocess.run([sys.executable, "-c", build, script, str(NOBODY)], cwd=tree, env=env,
                               capture_output=True, text=True, check=True)  # fmt: skip
-        args, held = json.loads(made.stdout)
+        args = json.loads(made.stdout)
         subprocess.run(["chmod", "-R", "a+rX", str(base / "gatekeep")], check=True)  # (nobody binds root's empty file)
         done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *args],
                               cwd=tree, env={"HOME": str(home), "PATH": os.environ["PATH"]},
                               capture_output=True, text=True, timeout=60)  # fmt: skip
-        from gatekeep.contain.sandbox import release
-
-        release(held)
+        for name in HELD_WHEN_MISSING:  # (the placeholders bubblewrap made; the process that planned them has ended)
+            found = tree / name
+            if found.is_dir():
+                found.rmdir()
+            elif found.exists():
+                found.unlink()
         assert done.returncode == 3, done.stderr
         assert (tree / "uid.txt").read_text().strip() == str(NOBODY) and (tree / "made").exists()
         assert KEY not in done.stdout and "inside" not in done.stdout

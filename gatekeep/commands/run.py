@@ -13,7 +13,7 @@ EXIT_NOT_RUN = 125  # as `env`, `docker run` and `chroot` say their own failure:
 
 
 def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | None = None) -> int:
-    from gatekeep.contain.sandbox import ContainError, bwrap, prepare, release, run_contained
+    from gatekeep.contain.sandbox import ContainError, bwrap, prepare, run_contained
     from gatekeep.core.paths import current_directory, get_paths
     from gatekeep.judge.policy import load_policy
 
@@ -29,7 +29,7 @@ def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | N
         paths = get_paths()
         cwd = cwd or current_directory()
         policy = load_policy(paths, policy_file, cwd=cwd)
-        args, held = prepare(list(command), cwd, policy, paths)
+        args, hold = prepare(list(command), cwd, policy, paths)
     except Exception as e:  # a broken policy, an unreadable tree, a bug: nothing runs, never uncontained
         reason = str(e) if isinstance(e, ContainError) else f"{type(e).__name__}: {e}"
         _say(f"gatekeep: not run: the sandbox could not be set up: {reason}")
@@ -40,7 +40,7 @@ def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | N
         _say(f"gatekeep: not run: {e}")
         return EXIT_NOT_RUN
     finally:
-        release(held)
+        hold.release()
 
 
 def _say(text: str) -> None:

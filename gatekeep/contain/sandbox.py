@@ -213,16 +213,97 @@ def _down_to(top: str, cwd: str) -> list[str]:
     return found
 
 
-def release(held: list[str]) -> None:
-    """Remove what plan() held that is still as the sandbox left it: an empty directory or file."""
-    for path in held:
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.rmdir(path)  # (only when empty)
-            elif os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) == 0:
-                os.unlink(path)
-        except OSError:
-            continue
+def _remove_if_empty(path: str) -> None:
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.rmdir(path)  # (only when empty)
+        elif os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) == 0:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+class Hold:
+    """What the runs in one working tree hold (plan()'s placeholders), shared between them.
+
+    A placeholder is a mount point in each sandbox that binds it; removing it from outside
+    detaches those mounts, so a run that ends must not remove one another run still holds. Each
+    run registers under the tree's lock (in gatekeep's state directory, hidden from every
+    sandbox) before its sandbox is built, and the last to end removes every placeholder any of
+    them made that is still empty."""
+
+    def __init__(self, paths, workspace: str) -> None:
+        from gatekeep.core.hashing import sha256
+
+        digest = sha256(workspace.encode()).hexdigest()[:16]
+        self.place = os.path.join(paths.state_dir, "sandbox", "trees", digest)
+        self.lock_path = os.path.join(paths.lock_dir, f"sandbox-{digest}.lock")
+        self.me = os.path.join(self.place, "runs", str(os.getpid()))
+
+    def _locked(self):
+        import contextlib
+        import fcntl
+
+        @contextlib.contextmanager
+        def held():
+            os.makedirs(os.path.dirname(self.lock_path), mode=0o700, exist_ok=True)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)
+
+        return held()
+
+    def enter(self, planned: list[str]) -> None:
+        """Register this run and the placeholders it will make (call with the lock held)."""
+        import json
+
+        os.makedirs(os.path.dirname(self.me), mode=0o700, exist_ok=True)
+        with open(self.me, "w", encoding="utf-8"):
+            pass
+        if planned:
+            with open(os.path.join(self.place, "held"), "a", encoding="utf-8") as listed:
+                listed.write("".join(json.dumps(p) + "\n" for p in planned))
+
+    def release(self) -> None:
+        """This run has ended: the last one out removes the placeholders that are still empty."""
+        import json
+
+        with self._locked():
+            try:
+                os.unlink(self.me)
+            except OSError:
+                pass
+            runs = os.path.dirname(self.me)
+            if any(_alive(name) for name in os.listdir(runs)):
+                return
+            listed = os.path.join(self.place, "held")
+            try:
+                with open(listed, encoding="utf-8") as lines:
+                    paths = [json.loads(line) for line in lines if line.strip()]
+            except (OSError, ValueError):
+                paths = []
+            for path in dict.fromkeys(paths):
+                _remove_if_empty(path)
+            try:
+                os.unlink(listed)
+            except OSError:
+                pass
+
+
+def _alive(name: str) -> bool:
+    """Whether the run registered as `name` (its process id) still runs; a dead one's file goes."""
+    if not name.isdigit():
+        return False
+    try:
+        os.kill(int(name), 0)
+        return True
+    except PermissionError:
+        return True
+    except OSError:
+        return False
 
 
 def _run_directory() -> list[str]:
@@ -414,10 +495,11 @@ def run_contained(args: list[str]) -> int:
     return code
 
 
-def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], list[str]]:
+def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], Hold]:
     """plan() for `argv` run in `cwd` under `policy`: its working tree (posture.workspace_of; the
     line's directory outside one), its protected paths and `sandbox:` settings, and gatekeep's
-    own directories hidden. Raises ContainError."""
+    own directories hidden; and the run registered in its tree (Hold: release() it once the run
+    has ended). Raises ContainError."""
     from gatekeep.judge.containment import expand_place
     from gatekeep.judge.posture import workspace_of
 
@@ -430,18 +512,22 @@ def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], list[s
         hidden.append(paths.user_policy)
     settings = policy.sandbox
     writable = [expand_place(w, home) for w in settings.writable]
-    return plan(
-        argv,
-        cwd,
-        workspace,
-        home,
-        hidden,
-        lambda path: _protected(reads, path, home),
-        lambda path: _protected(writes, path, home),
-        writable,
-        settings.network,
-        *_nothing(paths),
-    )
+    hold = Hold(paths, os.path.realpath(workspace))
+    with hold._locked():
+        args, held = plan(
+            argv,
+            cwd,
+            workspace,
+            home,
+            hidden,
+            lambda path: _protected(reads, path, home),
+            lambda path: _protected(writes, path, home),
+            writable,
+            settings.network,
+            *_nothing(paths),
+        )
+        hold.enter(held)
+    return args, hold
 
 
 def _protected(entries, path: str, home: str) -> bool:
