@@ -12,7 +12,9 @@ earlier one):
    `.env` files) stay hidden.
 4. The working tree, writable, and the policy's `sandbox.writable` places (that exist).
 5. Hidden again, as an empty directory or file no one may open: every path an anchored
-   `protect: read` entry names that exists (`~/.ssh`, `~/.aws/credentials`), every file in the
+   `protect: read` entry names that exists (`~/.ssh`, `~/.aws/credentials`, the agents'
+   credentials, shell histories), the home's own dot-entries an unanchored one names
+   (`~/.git-credentials`, `~/.netrc`), every file in the
    working tree whose name a `protect: read` entry names (`.env`, `*.pem`: found by walking all
    of the tree but `.git`; a tree of more than MAX_TREE_ENTRIES entries is refused), and
    gatekeep's own directories (its policy, audit log, approvals and the warm checker's socket).
@@ -507,7 +509,7 @@ def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], Hold]:
     workspace = workspace_of(cwd, policy, paths) or os.path.realpath(cwd)
     reads = [e for e in policy.protected if e.action == "read"]
     writes = [e for e in policy.protected if e.action == "write"]
-    hidden = [*_anchored(reads, home, workspace), paths.config_dir, paths.state_dir]
+    hidden = [*_anchored(reads, home, workspace), *_home_secrets(reads, home), paths.config_dir, paths.state_dir]
     if paths.user_policy not in hidden:
         hidden.append(paths.user_policy)
     settings = policy.sandbox
@@ -559,6 +561,17 @@ def _anchored(entries, home: str, workspace: str) -> list[str]:
             if os.path.lexists(path) and (not inside_home or shown):
                 found.append(real)
     return found
+
+
+def _home_secrets(entries, home: str) -> list[str]:
+    """The home's own dot-entries an unanchored entry names (`~/.git-credentials`, `~/.netrc`,
+    `~/.pgpass`): shown read-only with the rest, they would be read."""
+    try:
+        names = [n for n in os.listdir(home) if n.startswith(".")]
+    except OSError:
+        return []
+    real = os.path.realpath(home)
+    return [f"{real}/{n}" for n in names if _protected(entries, f"{real}/{n}", home)]
 
 
 def _nothing(paths) -> tuple[str, str]:
