@@ -153,6 +153,31 @@ def test_writing_through_a_descriptor_of_a_file_outside_fails(world):
     assert world["bashrc"].read_text() == "# start-up\n"
 
 
+def test_output_to_files_goes_through_pipes(world):
+    """Standard output and error that are files opened for reading (`1< ~/.bashrc`) cannot be
+    reopened for writing through /proc/self/fd; output to a file (`> out.txt`) still lands there,
+    all of it, before gatekeep ends."""
+    with open(world["bashrc"], "rb") as out, open(world["other_env"], "rb") as err:
+        done = subprocess.run(
+            [sys.executable, "-m", "gatekeep", "run", "--sandbox", "--", "sh", "-c",
+             "echo pwned > /proc/self/fd/1; echo pwned > /proc/self/fd/2"],
+            cwd=world["project"], stdin=subprocess.DEVNULL, stdout=out, stderr=err, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+    assert world["bashrc"].read_text() == "# start-up\n"
+    assert world["other_env"].read_text() == "TOKEN=outside\n"
+    target = world["project"] / "out.txt"
+    with open(target, "wb") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "gatekeep", "run", "--sandbox", "--", "sh", "-c", "seq 1 200000; echo end >&2"],
+            cwd=world["project"], stdin=subprocess.DEVNULL, stdout=out, stderr=out, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+    assert done.returncode == 0
+    lines = target.read_text().split()
+    assert lines[:2] == ["1", "2"] and "200000" in lines and "end" in lines
+
+
 def test_processes_outside_cannot_be_signalled_or_traced(world):
     """The sandbox has its own process namespace: what runs outside has no number there."""
     outside = subprocess.Popen(["sleep", "60"])
@@ -237,9 +262,10 @@ def test_a_socket_in_a_home_dot_entry_is_out_of_reach(world):
 
 
 def test_secret_variables_are_not_passed_in(world):
-    done = contained('echo "[$GITHUB_TOKEN][$AWS_SECRET_ACCESS_KEY][$SSH_AUTH_SOCK][$KEPT]"', world["project"],
-                     env={"GITHUB_TOKEN": "ghp_x", "AWS_SECRET_ACCESS_KEY": "aws_x", "SSH_AUTH_SOCK": "/x", "KEPT": "k"})  # fmt: skip
-    assert done.stdout.strip() == "[][][][k]"
+    done = contained('echo "[$GITHUB_TOKEN][$AWS_SECRET_ACCESS_KEY][$SSH_AUTH_SOCK][$OPENAI_KEY][$GITHUB_PAT][$APP_DB][$KEPT]"',
+                     world["project"], env={"GITHUB_TOKEN": "ghp_x", "AWS_SECRET_ACCESS_KEY": "aws_x", "SSH_AUTH_SOCK": "/x",
+                     "OPENAI_KEY": "sk", "GITHUB_PAT": "p", "APP_DB": "postgres://u:secret@db/x", "KEPT": "k"})  # fmt: skip
+    assert done.stdout.strip() == "[][][][][][][k]"
 
 
 # (what it does, the script, what the project then holds: a file and its content)
@@ -328,11 +354,18 @@ def test_a_sandbox_that_cannot_be_built_runs_nothing(world):
     assert "gatekeep: not run: bubblewrap stopped before the command ran" in done.stderr
 
 
-def test_the_home_or_root_as_the_tree_runs_nothing(world):
-    done = contained("echo ran > ~/ran.txt", world["home"])
-    assert done.returncode == NOT_RUN
-    assert "holds the home directory" in done.stderr
-    assert not (world["home"] / "ran.txt").exists()
+@pytest.mark.parametrize("where", ["", "loose", ".config"])
+def test_a_place_that_is_no_project_runs_nothing(world, where):
+    """The home, a directory in no repository, a repository of the home's settings (`~/.config`,
+    whose files run code): no working tree to give the line."""
+    place = world["home"] / where
+    place.mkdir(exist_ok=True)
+    if where == ".config":
+        subprocess.run(["git", "init", "-q", str(place)], check=True)
+    done = contained("echo ran > ran.txt", place)
+    assert done.returncode == NOT_RUN, done.stderr
+    assert "in no working tree" in done.stderr or "settings" in done.stderr
+    assert not (place / "ran.txt").exists()
 
 
 def test_a_broken_policy_runs_nothing(world):

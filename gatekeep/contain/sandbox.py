@@ -34,7 +34,7 @@ And: no network but its own loopback (`sandbox.network: on` shares the machine's
 process, IPC, host-name and user namespaces, no capabilities and no further user namespaces,
 a new session (it cannot push keystrokes into the terminal: TIOCSTI), killed with gatekeep's
 process, no unix sockets (a seccomp filter: socket_filter); the user's own uid; the environment without variables that name a secret or an
-agent's socket (SECRET_VARIABLES). Descriptors beyond 0-2 are not passed in, and a standard
+agent's socket (SECRET_VARIABLES), or hold a URL with a password. Descriptors beyond 0-2 are not passed in, and a standard
 input that is a file is fed through a pipe: a descriptor of a file outside could be reopened
 for writing through /proc/self/fd.
 
@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import subprocess
 
 from gatekeep.core.errors import FatalError
@@ -70,8 +71,10 @@ HELD_WHEN_MISSING = frozenset(READ_ONLY_IN_TREE) - {".git", ".gatekeep.yaml", ".
 SECRET_VARIABLES = (
     "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*API_KEY*", "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*",
     "*CREDENTIAL*", "*SESSION_KEY*", "AWS_*", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
-    "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST", "KUBECONFIG", "VAULT_*",
+    "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST", "KUBECONFIG", "VAULT_*", "*_KEY", "*_PAT", "*DSN*",
+    "*DATABASE_URL*", "*CONNECTION_STRING*", "*AUTH_*", "*_AUTH", "*COOKIE*",
 )  # fmt: skip
+_CREDENTIAL_URL = re.compile(r"://[^/@\s]*:[^/@\s]+@")  # a value that carries a password (`postgres://u:p@h/db`)
 PROBE_SECONDS = 10
 
 
@@ -199,8 +202,8 @@ def plan(
     if network == "on":
         args += ["--share-net"]  # (after --unshare-all, which it takes back for the network alone)
     args += ["--chdir", os.path.realpath(cwd)]
-    for name in sorted(os.environ):
-        if any(fnmatch.fnmatchcase(name.upper(), p) for p in SECRET_VARIABLES):
+    for name, value in sorted(os.environ.items()):
+        if any(fnmatch.fnmatchcase(name.upper(), p) for p in SECRET_VARIABLES) or _CREDENTIAL_URL.search(value):
             args += ["--unsetenv", name]
     return [*args, "--", *argv], held
 
@@ -428,30 +431,65 @@ def socket_filter() -> bytes:
     return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
 
 
-def stdin_through_pipe() -> None:
-    """A standard input that is a file (`< ~/.bashrc`) could be reopened for writing through
-    /proc/self/fd/0, outside every mount the sandbox makes read-only: feed its content through a
-    pipe instead, from a child process, and keep no descriptor to it."""
+def through_pipes() -> list[int]:
+    """Standard input, output and error that are files (`< ~/.bashrc`, `> out.txt`, `1< f`) could
+    be reopened through /proc/self/fd/N, for writing or reading, outside every mount the sandbox
+    makes read-only or hides: each is put through a pipe instead, copied by a child process
+    (from the file into the pipe for input, from the pipe into the file for output), and the
+    sandbox gets no descriptor of the file. Returns (fd, the file's descriptor kept aside, the
+    copier) for each output, for _drain() once the run has ended."""
     import stat
 
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISBLK(mode)):
-        return
-    read_end, write_end = os.pipe()
-    if os.fork() == 0:  # the feeder: copies the file into the pipe, and ends
+    copiers = []
+    for fd in (0, 1, 2):
         try:
-            os.close(read_end)
-            while chunk := os.read(0, 1 << 16):
-                os.write(write_end, chunk)
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISBLK(mode)):
+            continue
+        read_end, write_end = os.pipe()
+        source, target = (fd, write_end) if fd == 0 else (read_end, fd)
+        pid = os.fork()
+        if pid == 0:  # the copier
+            try:
+                os.close(read_end if fd == 0 else write_end)
+                while chunk := os.read(source, 1 << 16):
+                    while chunk:
+                        chunk = chunk[os.write(target, chunk) :]
+            except OSError:
+                pass
+            os._exit(0)
+        ours = read_end if fd == 0 else write_end
+        os.close(write_end if fd == 0 else read_end)
+        kept = os.dup(fd) if fd else None  # (not inheritable: no child of ours gets it)
+        os.dup2(ours, fd)
+        os.close(ours)
+        if fd:
+            copiers.append((fd, kept, pid))
+    return copiers
+
+
+def _drain(copiers) -> None:
+    """Put the output files back in place of their pipes (whose last writer here goes, so each
+    copier sees the end) and wait for the copiers to finish."""
+    if not copiers:
+        return
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    for fd, kept, _ in copiers:
+        os.dup2(kept, fd)
+        os.close(kept)
+    for _, _, pid in copiers:
+        try:
+            os.waitpid(pid, 0)
         except OSError:
             pass
-        os._exit(0)
-    os.close(write_end)
-    os.dup2(read_end, 0)
-    os.close(read_end)
 
 
 def run_contained(args: list[str]) -> int:
@@ -465,7 +503,7 @@ def run_contained(args: list[str]) -> int:
     import signal
 
     program = socket_filter()
-    stdin_through_pipe()
+    copiers = through_pipes()
     filter_read, filter_write = os.pipe()
     os.write(filter_write, program)  # (a few dozen bytes: the pipe holds them)
     os.close(filter_write)
@@ -488,6 +526,7 @@ def run_contained(args: list[str]) -> int:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+        _drain(copiers)
     with os.fdopen(status_read, "rb") as status:
         said = status.read(1 << 16).decode(errors="replace")
     if code < 0:  # bubblewrap itself ended by a signal (an interrupt): the command with it
@@ -498,15 +537,23 @@ def run_contained(args: list[str]) -> int:
 
 
 def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], Hold]:
-    """plan() for `argv` run in `cwd` under `policy`: its working tree (posture.workspace_of; the
-    line's directory outside one), its protected paths and `sandbox:` settings, and gatekeep's
+    """plan() for `argv` run in `cwd` under `policy`: its working tree (posture.workspace_of; none
+    is refused, as is one in the home's dot-entries: `~/.config` is settings, not a project), its protected paths and `sandbox:` settings, and gatekeep's
     own directories hidden; and the run registered in its tree (Hold: release() it once the run
     has ended). Raises ContainError."""
     from gatekeep.judge.containment import expand_place
     from gatekeep.judge.posture import workspace_of
 
     home = os.path.expanduser("~")
-    workspace = workspace_of(cwd, policy, paths) or os.path.realpath(cwd)
+    workspace = workspace_of(cwd, policy, paths)
+    if workspace is None:
+        raise ContainError(
+            f"{cwd} is in no working tree (a git work tree, or a trusted project's directory): the sandbox"
+            " would not know what it may change"
+        )
+    inside_home = workspace[len(os.path.realpath(home)) + 1 :] if workspace.startswith(os.path.realpath(home) + "/") else ""
+    if inside_home.startswith("."):
+        raise ContainError(f"{workspace} is the home's own settings (~/{inside_home.split('/')[0]}), not a project")
     reads = [e for e in policy.protected if e.action == "read"]
     writes = [e for e in policy.protected if e.action == "write"]
     hidden = [*_anchored(reads, home, workspace), *_home_secrets(reads, home), paths.config_dir, paths.state_dir]
