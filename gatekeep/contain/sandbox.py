@@ -13,8 +13,8 @@ earlier one):
 4. The working tree, writable, and the policy's `sandbox.writable` places (that exist).
 5. Hidden again, as an empty directory or file no one may open: every path an anchored
    `protect: read` entry names that exists (`~/.ssh`, `~/.aws/credentials`, the agents'
-   credentials, shell histories), the home's own dot-entries an unanchored one names
-   (`~/.git-credentials`, `~/.netrc`), every file in the
+   credentials), the home's own dot-entries an unanchored one names (`~/.git-credentials`,
+   `~/.netrc`) and its shell and REPL histories (HISTORIES), every file in the
    working tree whose name a `protect: read` entry names (`.env`, `*.pem`: found by walking all
    of the tree but `.git`; a tree of more than MAX_TREE_ENTRIES entries is refused), and
    gatekeep's own directories (its policy, audit log, approvals and the warm checker's socket).
@@ -610,15 +610,22 @@ def _anchored(entries, home: str, workspace: str) -> list[str]:
     return found
 
 
+# The home's files that hold what was typed, passwords included: hidden from a contained line,
+# though the gate lets a command read them (`gatekeep scan ~/.bash_history`, `history`).
+HISTORIES = (".bash_history", ".zsh_history", ".histfile", ".python_history", ".node_repl_history", ".psql_history",
+             ".mysql_history", ".sqlite_history", ".lesshst", ".local/share/fish/fish_history")  # fmt: skip
+
+
 def _home_secrets(entries, home: str) -> list[str]:
     """The home's own dot-entries an unanchored entry names (`~/.git-credentials`, `~/.netrc`,
-    `~/.pgpass`): shown read-only with the rest, they would be read."""
+    `~/.pgpass`), and its HISTORIES: shown read-only with the rest, they would be read."""
     try:
         names = [n for n in os.listdir(home) if n.startswith(".")]
     except OSError:
         return []
     real = os.path.realpath(home)
-    return [f"{real}/{n}" for n in names if _protected(entries, f"{real}/{n}", home)]
+    found = [f"{real}/{n}" for n in names if _protected(entries, f"{real}/{n}", home)]
+    return found + [f"{real}/{h}" for h in HISTORIES if os.path.isfile(f"{real}/{h}")]
 
 
 def _nothing(paths) -> tuple[str, str]:
