@@ -67,16 +67,20 @@ def decide(
     policy: Policy,
     writes: WriteContext | None = None,
     shell_names: frozenset[str] | None = None,
+    contained: bool = False,
 ) -> LineVerdict:
     """`shell_names`: what the shell runs by name beyond PATH and its builtins (typos.py), when
-    the shell said; a command that cannot run is then not asked about."""
+    the shell said; a command that cannot run is then not asked about. `contained`: the line is
+    judged for running in the sandbox (gate.py), which hides every secret-named file of the
+    working tree: a secret it would read only along the way (in a tree it reads whole, in
+    what xargs is given) is then no concern; one it names itself still is."""
     writes = writes or WriteContext.here(None)
     links = links_made(normalized)
     feeding = _feeding(parsed)
     loops = frozenset(parsed.loop_variables)
     memo: dict = {}  # what writes.judge found for this line
     verdicts = tuple(
-        _uncertain(_decide_command(n, m, policy, writes, links, feeding, loops, memo))
+        _uncertain(_decide_command(n, m, policy, writes, links, feeding, loops, memo, contained))
         for n, m in zip(normalized, matches, strict=True)
     )
     suggestions = _suggestions(parsed.line, verdicts)
@@ -139,6 +143,7 @@ def _decide_command(
     feeding=lambda command: False,
     loops: frozenset[str] = frozenset(),
     memo: dict | None = None,
+    contained: bool = False,
 ) -> CommandVerdict:
     if normalized.unchecked:
         return CommandVerdict(normalized, "deny", None, f"is denied: {normalized.unchecked}", firm=True)
@@ -165,6 +170,8 @@ def _decide_command(
         secret = judge_reads(
             normalized, policy.protected, writes.home, writes.cwd, lambda: feeding(normalized.command), loops
         )
+    if secret is not None and contained and _hidden_along_the_way(secret, writes):
+        secret = None
     if secret is not None and secret[0].entry.verdict == "deny":
         return CommandVerdict(normalized, "deny", None, _read_why(secret))
     for decision in ("deny", "ask"):
@@ -309,6 +316,16 @@ def _overwrites_secret(normalized: Normalized, forms, policy: Policy, writes: Wr
             protected = f"{_what(hit)} protected by {hit.entry.describe()}"
             return f"replaces {target}, {protected}, so it asks whatever rule allows the tool"
     return None
+
+
+def _hidden_along_the_way(secret, writes: WriteContext) -> bool:
+    """Whether a secret read is one the sandbox hides and the command does not name: inside a
+    tree it reads whole (`grep -r x .`), or in an input known only at run time (`$XARGS_INPUT`),
+    in the working tree."""
+    hit, word = secret
+    tree = writes.workspace
+    inside = tree is not None and hit.path.startswith(tree.rstrip("/") + "/")
+    return inside and (hit.held or word.startswith("$"))
 
 
 def _read_why(secret) -> str:

@@ -130,7 +130,7 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
         if any(n.allow_form and form_of(list(n.allow_form)).network for n in normalized):
             return None  # (`git push`, `npm install`: without the network it would only fail; it asks)
     guard = policy._replace(posture="guard")
-    judged = decide(parsed, normalized, matches, guard, write_context(context.cwd, guard), shell_names)
+    judged = decide(parsed, normalized, matches, guard, write_context(context.cwd, guard), shell_names, contained=True)
     if judged.decision != "allow":
         return None
     return f"runs contained: in a sandbox it can change only the working tree ({tree}), with no secrets and {_network(policy)}"
