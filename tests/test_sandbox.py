@@ -503,6 +503,19 @@ def test_secrets_are_hidden_wherever_they_lie_in_the_tree(world):
     assert "SUB_SECRET" not in contained("cat node_modules/sub/.env", world["project"]).stdout
 
 
+def test_a_repository_made_by_a_contained_line_is_disarmed(world):
+    """`git init sub` and a `.git` file pointing elsewhere, made inside: renamed after the run, so
+    that no git run outside reads their config (core.fsmonitor runs a command)."""
+    project = world["project"]
+    script = "git init -q made && git -C made config core.fsmonitor 'touch /tmp/x'; mkdir -p lib && echo 'gitdir: ../made/.git' > lib/.git"
+    done = contained(script, project)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "made" / ".git").exists() and (project / "made" / ".git-made-contained").is_dir()
+    assert not (project / "lib" / ".git").exists() and (project / "lib" / ".git-made-contained").is_file()
+    assert done.stderr.count("made a repository") == 2
+    assert (project / ".git").is_dir()  # the tree's own, there before, stays
+
+
 def test_nested_repositories_and_the_hooks_path_are_read_only(world):
     project = world["project"]
     subprocess.run(["git", "init", "-q", str(project / "vendored")], check=True)

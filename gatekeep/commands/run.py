@@ -13,7 +13,7 @@ EXIT_NOT_RUN = 125  # as `env`, `docker run` and `chroot` say their own failure:
 
 
 def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | None = None) -> int:
-    from gatekeep.contain.sandbox import ContainError, bwrap, prepare, run_contained
+    from gatekeep.contain.sandbox import ContainError, bwrap, disarm_new_repositories, prepare, run_contained
     from gatekeep.core.paths import current_directory, get_paths
     from gatekeep.judge.policy import load_policy
 
@@ -41,6 +41,8 @@ def run(command: list[str], sandbox: bool, policy_file: str | None, cwd: str | N
         return EXIT_NOT_RUN
     finally:
         hold.release()
+        for renamed in disarm_new_repositories(hold.repositories, hold.workspace):
+            _say(f"gatekeep: the contained line made a repository; renamed it {renamed}, since git would run its config and hooks outside the sandbox")
 
 
 def _say(text: str) -> None:

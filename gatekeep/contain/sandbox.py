@@ -27,8 +27,8 @@ earlier one):
    SIGKILL leaves it behind, empty). And what a `protect: write` entry names. Being mount
    points, none of them can be renamed or replaced. Also every `.git` anywhere in the tree (a
    nested repository's, a submodule's pointer), and the directory `core.hooksPath` names in it
-   (husky's `.husky`). A repository a contained line makes anew in a subdirectory (`git init`)
-   is not held: its config runs when you use git there.
+   (husky's `.husky`). A `.git` a contained line makes anew (`git init sub`) is renamed
+   after the run (disarm_new_repositories); a bare repository's layout is not found.
 
 And: no network but its own loopback (`sandbox.network: on` shares the machine's), its own
 process, IPC, host-name and user namespaces, no capabilities and no further user namespaces,
@@ -240,6 +240,8 @@ class Hold:
     def __init__(self, paths, workspace: str) -> None:
         from gatekeep.core.hashing import sha256
 
+        self.workspace = workspace
+        self.repositories: set[str] = set()  # the tree's `.git`s before the run
         digest = sha256(workspace.encode()).hexdigest()[:16]
         self.place = os.path.join(paths.state_dir, "sandbox", "trees", digest)
         self.lock_path = os.path.join(paths.lock_dir, f"sandbox-{digest}.lock")
@@ -376,6 +378,44 @@ def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]
             elif entry.is_dir(follow_symlinks=False):
                 todo.append(entry.path)
     return secrets, protected
+
+
+def repositories(workspace: str) -> set[str]:
+    """Every `.git` (directory or file) in the tree, by a walk like _tree's."""
+    found, budget, todo = set(), MAX_TREE_ENTRIES, [workspace]
+    while todo and budget > 0:
+        current = todo.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        budget -= len(entries)
+        for entry in entries:
+            if entry.name == ".git":
+                found.add(entry.path)
+            elif entry.is_dir(follow_symlinks=False):
+                todo.append(entry.path)
+    return found
+
+
+def disarm_new_repositories(before: set[str], workspace: str) -> list[str]:
+    """A repository a contained line made in the tree (`git init sub`, a `.git` file pointing
+    elsewhere) would run its config and hooks when git is used there, outside the sandbox: each
+    `.git` that was not there before the run is renamed `.git-made-contained` (never removed), and
+    the new names are returned to be said."""
+    renamed = []
+    for path in sorted(repositories(workspace) - before):
+        target = path + "-made-contained"
+        n = 1
+        while os.path.lexists(target):
+            n += 1
+            target = f"{path}-made-contained-{n}"
+        try:
+            os.rename(path, target)
+        except OSError:
+            continue
+        renamed.append(target)
+    return renamed
 
 
 def _hooks_path(workspace: str) -> str | None:
@@ -576,6 +616,7 @@ def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], Hold]:
             *_nothing(paths),
         )
         hold.enter(held)
+    hold.repositories = repositories(os.path.realpath(workspace))
     return args, hold
 
 
