@@ -23,7 +23,14 @@ from tests.conftest import policy_from, write
 from tests.test_agents import claude_event, codex_event, hook
 
 CONTAIN = "posture: workspace\nsandbox:\n  contain: true\n"
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def _why_no_sandbox() -> str | None:
+    from gatekeep.contain.sandbox import unavailable
+
+    return unavailable()
+
+
+# (bubblewrap missing or refused by the kernel: tests/test_sandbox.py fails or skips for that)
+needs_bwrap = pytest.mark.skipif(_why_no_sandbox() is not None, reason=f"no sandbox here: {_why_no_sandbox()}")
 
 
 @pytest.fixture
