@@ -79,11 +79,10 @@ def check(
     names = frozenset(shell_names.split()) if shell_names is not None else None
     if names is None and names_on_request:
         names = frozenset()  # as if the shell ran nothing by name: if that allows a typo, ask for the names
-    offer = can_contain
     if names is None:
-        verdict = evaluate(line, policy, record["cwd"], offer_contain=offer)
+        verdict = evaluate(line, policy, record["cwd"], offer_contain=can_contain)
     else:
-        verdict = evaluate(line, policy, record["cwd"], shell_names=names, offer_contain=offer)
+        verdict = evaluate(line, policy, record["cwd"], shell_names=names, offer_contain=can_contain)
     typos = []
     if names is not None:
         from gatekeep.judge.typos import NOT_A_COMMAND

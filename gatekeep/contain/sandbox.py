@@ -23,8 +23,8 @@ earlier one):
    outside, and a contained line changes files, never history), the project policy, `.envrc`,
    and the agents' settings, which can run hooks or turn gatekeep off (`.claude`, `.gemini`,
    `.github`, `opencode.json`…); each that does not exist is held by an empty read-only one for
-   the run (made before, removed after if still empty: a process that kills gatekeep with
-   SIGKILL leaves it behind, empty). And what a `protect: write` entry names. Being mount
+   the run (made before, removed by the last run in the tree to end, if still empty: Hold; a
+   process that kills gatekeep with SIGKILL leaves it behind, empty). And what a `protect: write` entry names. Being mount
    points, none of them can be renamed or replaced. Also every `.git` anywhere in the tree (a
    nested repository's, a submodule's pointer), and the directory `core.hooksPath` names in it
    (husky's `.husky`). A `.git` a contained line makes anew (`git init sub`) is renamed
@@ -34,14 +34,13 @@ And: no network but its own loopback (`sandbox.network: on` shares the machine's
 process, IPC, host-name and user namespaces, no capabilities and no further user namespaces,
 a new session (it cannot push keystrokes into the terminal: TIOCSTI), killed with gatekeep's
 process, no unix sockets (a seccomp filter: socket_filter); the user's own uid; the environment without variables that name a secret or an
-agent's socket (SECRET_VARIABLES), or hold a URL with a password. Descriptors beyond 0-2 are not passed in, and a standard
-input that is a file is fed through a pipe: a descriptor of a file outside could be reopened
-for writing through /proc/self/fd.
+agent's socket (SECRET_VARIABLES), or hold a URL with a password. Descriptors beyond 0-2 are
+not passed in, and a standard input, output or error that is a file goes through a pipe: a
+descriptor of a file outside could be reopened through /proc/self/fd (through_pipes).
 
 Not contained: what the command does with the network when it is on; files in the home's
 dot-directories whose names an unanchored `protect:` entry names (`~/.local/x/.env`: the
-tree walk does not reach there; name such a place with `~/…`); writes through the standard
-output or error the caller gave it (they are the line's own redirections, judged by the gate).
+tree walk does not reach there; name such a place with `~/…`).
 
 It fails closed: with no bubblewrap, no user namespaces, or a kernel that refuses, nothing
 runs (ContainError, a one-line reason).
@@ -49,6 +48,7 @@ runs (ContainError, a one-line reason).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -148,14 +148,14 @@ def plan(
     network: str,
     nothing: str,
     empty: str,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], set[str]]:
     """The bwrap command line that runs `argv` in `cwd` with `workspace` writable (module
     docstring). hidden: absolute paths to hide wherever they are (anchored secrets, gatekeep's
     own); read_patterns / write_patterns: a path -> bool telling whether a file of the tree is
     a secret (hidden) or protected from writing (read-only); nothing: an empty file no one may
     open, bound over hidden files; empty: an empty directory no one may write. Returns the
-    command line and the paths it holds that did not exist (release() removes them after).
-    Raises ContainError."""
+    command line, the paths it holds that did not exist (Hold.release() removes them after the
+    last run), and every `.git` of the tree now (disarm_new_repositories). Raises ContainError."""
     tool = bwrap()
     if tool is None:
         raise ContainError("bubblewrap is not installed (`apt install bubblewrap`)")
@@ -174,7 +174,7 @@ def plan(
         if real in ("/", home) or home.startswith(real.rstrip("/") + "/"):
             raise ContainError(f"sandbox.writable names {place}, which holds the home directory")
         args += ["--bind-try", real, real]
-    secrets, protected = _tree(workspace, read_patterns, write_patterns)
+    secrets, protected, gits = _tree(workspace, read_patterns, write_patterns)
     held: list[str] = []
     done: list[str] = []
     for path in dict.fromkeys([*hidden, *secrets]):
@@ -205,7 +205,7 @@ def plan(
     for name, value in sorted(os.environ.items()):
         if any(fnmatch.fnmatchcase(name.upper(), p) for p in SECRET_VARIABLES) or _CREDENTIAL_URL.search(value):
             args += ["--unsetenv", name]
-    return [*args, "--", *argv], held
+    return [*args, "--", *argv], held, gits
 
 
 def _down_to(top: str, cwd: str) -> list[str]:
@@ -247,21 +247,17 @@ class Hold:
         self.lock_path = os.path.join(paths.lock_dir, f"sandbox-{digest}.lock")
         self.me = os.path.join(self.place, "runs", str(os.getpid()))
 
+    @contextlib.contextmanager
     def _locked(self):
-        import contextlib
         import fcntl
 
-        @contextlib.contextmanager
-        def held():
-            os.makedirs(os.path.dirname(self.lock_path), mode=0o700, exist_ok=True)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                yield
-            finally:
-                os.close(fd)
-
-        return held()
+        os.makedirs(os.path.dirname(self.lock_path), mode=0o700, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def enter(self, planned: list[str]) -> None:
         """Register this run and the placeholders it will make (call with the lock held)."""
@@ -347,12 +343,13 @@ def _hide(path: str, nothing: str) -> list[str]:
     return ["--ro-bind", nothing, path]
 
 
-def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]]:
-    """The files of the tree to hide and to make read-only, by a walk of all of it (module
-    docstring, 5): virtualenvs and `node_modules` too, since what a contained line may write
-    (a `pyvenv.cfg`, a directory moved into `node_modules`) must never decide what is hidden
-    next time. Every `.git` below the top, directory or file, is read-only, and not walked."""
-    secrets, protected = [], []
+def _tree(workspace: str, is_secret, is_protected, strict: bool = True) -> tuple[list[str], list[str], set[str]]:
+    """The files of the tree to hide and to make read-only, and every `.git` in it (a link
+    too), by a walk of all of it (module docstring, 5): virtualenvs and `node_modules` too, since
+    what a contained line may write (a `pyvenv.cfg`, a directory moved into `node_modules`) must
+    never decide what is hidden next time. Every `.git` that is no link is read-only, and not
+    walked. Past MAX_TREE_ENTRIES entries: ContainError when `strict`, else what was found."""
+    secrets, protected, gits = [], [], set()
     budget, todo = MAX_TREE_ENTRIES, [workspace]
     while todo:
         current = todo.pop()
@@ -363,10 +360,14 @@ def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]
         for entry in entries:
             budget -= 1
             if budget < 0:
+                if not strict:
+                    return secrets, protected, gits
                 raise ContainError(
                     f"the working tree {workspace} holds more than {MAX_TREE_ENTRIES:,} entries:"
                     " the sandbox cannot find every secret in it"
                 )
+            if entry.name == ".git":
+                gits.add(entry.path)
             if entry.is_symlink():
                 continue  # (a link out of the tree reaches only what the sandbox shows there)
             if entry.name == ".git":
@@ -377,25 +378,12 @@ def _tree(workspace: str, is_secret, is_protected) -> tuple[list[str], list[str]
                 protected.append(entry.path)
             elif entry.is_dir(follow_symlinks=False):
                 todo.append(entry.path)
-    return secrets, protected
+    return secrets, protected, gits
 
 
 def repositories(workspace: str) -> set[str]:
-    """Every `.git` (directory or file) in the tree, by a walk like _tree's."""
-    found, budget, todo = set(), MAX_TREE_ENTRIES, [workspace]
-    while todo and budget > 0:
-        current = todo.pop()
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            continue
-        budget -= len(entries)
-        for entry in entries:
-            if entry.name == ".git":
-                found.add(entry.path)
-            elif entry.is_dir(follow_symlinks=False):
-                todo.append(entry.path)
-    return found
+    """Every `.git` (directory, file or link) in the tree, by _tree's walk."""
+    return _tree(workspace, lambda path: False, lambda path: False, strict=False)[2]
 
 
 def disarm_new_repositories(before: set[str], workspace: str) -> list[str]:
@@ -471,7 +459,7 @@ def socket_filter() -> bytes:
     return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
 
 
-def through_pipes() -> list[int]:
+def through_pipes() -> list[tuple[int, int, int]]:
     """Standard input, output and error that are files (`< ~/.bashrc`, `> out.txt`, `1< f`) could
     be reopened through /proc/self/fd/N, for writing or reading, outside every mount the sandbox
     makes read-only or hides: each is put through a pipe instead, copied by a child process
@@ -603,7 +591,7 @@ def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], Hold]:
     writable = [expand_place(w, home) for w in settings.writable]
     hold = Hold(paths, os.path.realpath(workspace))
     with hold._locked():
-        args, held = plan(
+        args, held, gits = plan(
             argv,
             cwd,
             workspace,
@@ -616,7 +604,7 @@ def prepare(argv: list[str], cwd: str, policy, paths) -> tuple[list[str], Hold]:
             *_nothing(paths),
         )
         hold.enter(held)
-    hold.repositories = repositories(os.path.realpath(workspace))
+    hold.repositories = gits
     return args, hold
 
 

@@ -116,12 +116,9 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
     there is no project to give it. With the sandbox's network off, a line with a command whose
     data says it needs the network (`git push`, `pip install`, `curl`, `docker`: `needs-network`
     in tools/*.toml) is not contained either: it would only fail."""
-    from gatekeep.judge.posture import workspace_of
-
-    try:
-        tree = workspace_of(context.cwd, policy, get_paths())
-    except OSError:
-        return None
+    guard = policy._replace(posture="guard")
+    guarded = write_context(context.cwd, guard)  # (its workspace: posture.workspace_of, or None)
+    tree = guarded.workspace
     if tree is None:
         return None
     if policy.sandbox.network == "off":
@@ -129,8 +126,7 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
 
         if any(n.allow_form and form_of(list(n.allow_form)).network for n in normalized):
             return None  # (`git push`, `npm install`: without the network it would only fail; it asks)
-    guard = policy._replace(posture="guard")
-    judged = decide(parsed, normalized, matches, guard, write_context(context.cwd, guard), shell_names, contained=True)
+    judged = decide(parsed, normalized, matches, guard, guarded, shell_names, contained=True)
     if judged.decision != "allow":
         return None
     return f"runs contained: in a sandbox it can change only the working tree ({tree}), with no secrets and {_network(policy)}"
