@@ -180,7 +180,7 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
-    cache_name = f"policy-10-{slot}"
+    cache_name = f"policy-11-{slot}"
     built_in = resources.DEFAULT_POLICY  # the path its messages name: this installation's file
     key = (cache_name, built_in, *_sources_key(sources))
     policy = _loaded.get(key)
