@@ -265,6 +265,11 @@ AGENTS = tuple(HOSTS)  # the coding agents gatekeep speaks to
 @click.option("--agent", "agent", type=click.Choice(AGENTS), help="Register the hook with this coding agent.")
 @click.option("--remove", is_flag=True, help="Take gatekeep out again.")
 @click.option(
+    "--managed",
+    is_flag=True,
+    help="With --agent claude: in the machine's managed settings (as root), which no project can turn off.",
+)
+@click.option(
     "--path",
     "on_path",
     metavar="DIR",
@@ -272,7 +277,7 @@ AGENTS = tuple(HOSTS)  # the coding agents gatekeep speaks to
     help="With --shell: also put DIR on PATH, in the same rc block (e.g. where make user-install links gatekeep).",
 )
 @json_option
-def install(shell, agent, remove, on_path, as_json) -> int:
+def install(shell, agent, remove, managed, on_path, as_json) -> int:
     """Add the hook to ~/.bashrc or ~/.zshrc (--shell), or to a coding agent's settings (--agent).
 
     Running it again changes nothing; the rc block goes last in the file, and an
@@ -282,12 +287,14 @@ def install(shell, agent, remove, on_path, as_json) -> int:
         raise click.UsageError("give one of --shell or --agent")
     if on_path is not None and (shell is None or remove):
         raise click.UsageError("--path goes with --shell, and not with --remove (which takes the whole block out)")
+    if managed and agent is None:
+        raise click.UsageError("--managed goes with --agent")
     if on_path is not None and ("\n" in on_path or "\r" in on_path):
         raise click.UsageError("--path: a directory whose name holds a line break cannot go on PATH")
     if agent is not None:
         from gatekeep.commands.install import install_agent
 
-        return install_agent(agent, remove, as_json)
+        return install_agent(agent, remove, as_json, managed)
     from gatekeep.commands.install import install as run
 
     return run(shell, remove, as_json, on_path)

@@ -9,6 +9,7 @@ ahead", so every failure here must exit 2 and never print an allow.
 from __future__ import annotations
 
 import io
+import os
 import json
 import subprocess
 import sys
@@ -143,12 +144,56 @@ def test_it_decides_in_the_events_cwd_not_its_own(paths, tmp_path, user_policy):
         assert output["permissionDecision"] == expected, (cwd, process_cwd, command, output)
 
 
-@pytest.mark.parametrize("tool", ["Read", "Edit", "Write", "WebFetch", "mcp__github__create_issue"])
+@pytest.mark.parametrize("tool", ["Read", "Glob", "WebFetch", "mcp__github__create_issue"])
 def test_other_tools_pass_through_without_a_decision_or_a_record(paths, tool, audit_log):
     data = event(tool_name=tool, tool_input={"file_path": "/etc/passwd", "command": "rm -rf /"})
     result = hook(data)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert not audit_log.exists()
+
+
+# Claude Code's own file tools: (tool, file, permission mode, decision; None: passed through, no record)
+FILE_TOOL_CASES = [
+    ("Write", "notes.md", "default", None),  # the host's own permissions decide
+    ("Edit", "/srv/elsewhere/x.py", "default", None),  # outside the project too: the host asks itself
+    ("Write", ".claude/settings.local.json", "default", "deny"),  # would turn gatekeep off
+    ("Edit", ".claude/settings.json", "bypassPermissions", "deny"),
+    ("MultiEdit", "~/.claude/settings.json", "default", "deny"),
+    ("Write", ".gemini/settings.json", "default", "deny"),
+    ("Write", ".github/hooks/hooks.json", "default", "deny"),
+    ("Write", "~/.bashrc", "default", "deny"),  # a start-up file
+    ("Edit", ".git/hooks/pre-commit", "default", "deny"),
+    ("Write", ".gatekeep.yaml", "default", "deny"),
+    ("Write", "/etc/passwd", "default", "deny"),
+    ("NotebookEdit", "~/.ssh/notes.ipynb", "default", "deny"),
+    ("Write", "~/.gitconfig", "default", "ask"),  # settings that make programs run commands
+    ("Write", "~/.gitconfig", "bypassPermissions", "deny"),  # an ask Claude Code may not ask
+    ("Write", "~/.local/bin/git", "default", "ask"),  # a directory on PATH
+]
+
+
+@pytest.mark.parametrize("tool, file, mode, expected", FILE_TOOL_CASES)
+def test_the_file_tools_are_judged_only_for_protected_places(tool, file, mode, expected, tmp_path, audit_log):
+    home = os.environ["HOME"]
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    path = file.replace("~", home, 1)
+    key = "notebook_path" if tool == "NotebookEdit" else "file_path"
+    data = event(tool_name=tool, tool_input={key: path, "content": "x"}, cwd=str(repo), permission_mode=mode)
+    result = hook(data)
+    if expected is None:
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+        assert not audit_log.exists()
+        return
+    assert decision(result)["permissionDecision"] == expected
+    [record] = [json.loads(line) for line in audit_log.read_text().splitlines()]
+    assert (record["tool"], record["command"], record["outcome"]) == (tool, f"{tool} {path}", expected)
+
+
+@pytest.mark.parametrize("tool_input", [{}, {"file_path": ""}, {"file_path": 7}, {"file_path": "a\0b"}])
+def test_a_file_tool_call_without_a_file_blocks(tool_input, audit_log):
+    result = hook(event(tool_name="Write", tool_input=tool_input))
+    assert result.returncode == 2 and b"gatekeep: blocked" in result.stderr
 
 
 def test_an_ask_is_found_by_audit_tail(capsys):

@@ -122,7 +122,7 @@ def test_agent_install_keeps_every_other_setting(isolated_home, agent):
 
 EXPECTED_ENTRIES = {
     # (where gatekeep's entry is, the entry without its command)
-    "claude": (("hooks", "PreToolUse", -1), {"matcher": "Bash|Monitor|PowerShell", "timeout": 30}),
+    "claude": (("hooks", "PreToolUse", -1), {"matcher": "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit", "timeout": 30}),
     "codex": (("hooks", "PreToolUse", -1), {"matcher": "^Bash$", "timeout": 30, "statusMessage": "gatekeep"}),
     "gemini": (("hooks", "BeforeTool", -1), {"matcher": "^run_shell_command$", "timeout": 30000, "name": "gatekeep"}),
     "cursor": (("hooks", "beforeShellExecution", -1), {"failClosed": True}),
@@ -154,7 +154,7 @@ def test_an_older_claude_hook_entry_is_replaced_not_doubled(isolated_home):
     path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [older]}]}}))
     assert main(["install", "--agent", "claude"]) == 0
     (group,) = json.loads(path.read_text())["hooks"]["PreToolUse"]
-    assert group["matcher"] == "Bash|Monitor|PowerShell" and "agent-hook claude" in group["hooks"][0]["command"]
+    assert group["matcher"] == "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit" and "agent-hook claude" in group["hooks"][0]["command"]
 
 
 @pytest.mark.parametrize("version,on_failure", [("2.1.330 (Claude Code)", True), ("2.1.294 (Claude Code)", False)])

@@ -49,15 +49,19 @@ class Call:
     `also`: other directories it may run in, where which one the host uses depends on its
     version (the command is decided in each, and the strictest verdict counts). `cannot_ask`:
     why this call's host will not ask its user, though the host can (Claude Code's
-    permission modes that skip or auto-approve asks), or None."""
+    permission modes that skip or auto-approve asks), or None.
 
-    __slots__ = ("tool", "command", "cwd", "session", "shell", "also", "cannot_ask", "tool_input")
+    A call of the agent's own file tool (Claude Code's Write, Edit) runs no shell: `writes` is the
+    file it writes, and `command` names the tool and the file, for the record."""
+
+    __slots__ = ("tool", "command", "cwd", "session", "shell", "also", "cannot_ask", "tool_input", "writes")
 
     def __init__(self, tool: str, command: str, cwd: str, session: str | None, shell: str = "sh") -> None:
         self.tool, self.command, self.cwd, self.session, self.shell = tool, command, cwd, session, shell
         self.also: tuple[str, ...] = ()
         self.cannot_ask: str | None = None
         self.tool_input: dict | None = None  # the tool's whole input, where the host lets a hook rewrite it
+        self.writes: str | None = None  # for an agent's own file tool (no shell): the file it writes
 
 
 class Answer:
@@ -110,20 +114,31 @@ class Claude(Host):
     fail_with_answer = False  # exit 2 blocks and shows stderr; stdout is not read
     rewrites = True  # hookSpecificOutput.updatedInput replaces the tool's input (Bash's command)
     SHELL_TOOLS = {"Bash": "sh", "Monitor": "sh", "PowerShell": "PowerShell"}
+    # its own file tools, and the key of the file each writes: judged for protected places only
+    # (judge/gate.py judge_file_write), as they can write an agent's settings that turn gatekeep off
+    FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
     ASKING_MODES = ("default", "acceptEdits", "plan")  # where Claude Code shows its permission prompt
 
     def read(self, event: dict) -> Call | None:
         _expect(event, "hook_event_name", "PreToolUse")
         tool = _tool(event, "tool_name")
-        if tool not in self.SHELL_TOOLS:
+        if tool not in self.SHELL_TOOLS and tool not in self.FILE_TOOLS:
             return None
         tool_input = _object(event, "tool_input")
-        if tool == "Monitor" and tool_input.get("command") is None:
+        if tool in self.FILE_TOOLS:
+            key = self.FILE_TOOLS[tool]
+            path = _command(tool_input.get(key), f"tool_input.{key}")
+            if "\0" in path:
+                raise BadEvent(f"the hook event's tool_input.{key} holds a NUL")
+            call = Call(tool, f"{tool} {path}", _cwd(event.get("cwd")), _session(event, "session_id"), "")
+            call.writes = path
+        elif tool == "Monitor" and tool_input.get("command") is None:
             return None  # a Monitor that watches a socket runs no command
-        command = _command(tool_input.get("command"), "tool_input.command")
-        call = Call(tool, command, _cwd(event.get("cwd")), _session(event, "session_id"), self.SHELL_TOOLS[tool])
-        if tool == "Bash":
-            call.tool_input = tool_input
+        else:
+            command = _command(tool_input.get("command"), "tool_input.command")
+            call = Call(tool, command, _cwd(event.get("cwd")), _session(event, "session_id"), self.SHELL_TOOLS[tool])
+            if tool == "Bash":
+                call.tool_input = tool_input
         mode = event.get("permission_mode")
         if mode not in self.ASKING_MODES:  # bypassPermissions, auto, dontAsk...: an "ask" may not be asked
             call.cannot_ask = f"Claude Code may not ask in permission mode {visible(repr(mode))[:40]}"

@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 
 from gatekeep.agents.hosts import HOSTS
 from gatekeep.core.errors import FatalError
@@ -77,11 +78,24 @@ class Setup:
     def command(self, start: list[str]) -> str:
         return f"{shlex.join(start)} agent-hook {self.name} || {self.on_failure}"
 
-    def start(self) -> list[str]:
-        """How the host starts gatekeep (without the `agent-hook NAME` words)."""
+    def managed_path(self) -> str | None:
+        """The file of gatekeep's own among the host's managed settings, which the machine's
+        administrator sets and no user or project setting can turn off, or None where gatekeep
+        writes none (`install --agent NAME --managed`)."""
+        return None
+
+    def start(self, managed: bool = False) -> list[str]:
+        """How the host starts gatekeep (without the `agent-hook NAME` words); `managed`: for every
+        user of the machine (each finds the warm checker in their own home)."""
         from gatekeep.shells.hook import hook_argv
 
-        return hook_argv(f"run: gatekeep install --agent {self.name}")
+        again = f"run: gatekeep install --agent {self.name}" + (" --managed" if managed else "")
+        return hook_argv(again, any_user=managed)
+
+    def off_switches(self, directory: str) -> list[str]:
+        """What, in the settings the host reads for a session started in `directory` (its project's
+        and the user's), turns the user's hooks off, gatekeep's among them: one line each."""
+        return []
 
     def ours(self, command: object) -> bool:
         return isinstance(command, str) and f"agent-hook {self.name}" in command
@@ -116,10 +130,30 @@ class JsonHooks(Setup):
 
 
 class Claude(JsonHooks):
-    name, event, matcher = "claude", "PreToolUse", "Bash|Monitor|PowerShell"
+    """Claude Code: the user's settings.json. Its file tools (Write, Edit, ...) are gated too, for
+    the places no line may write (an agent's settings among them: commands/agent_hook.py).
+
+    A project's `.claude/settings.json` or `.claude/settings.local.json` with `"disableAllHooks":
+    true` turns the user's hooks off, but not managed ones (seen with the real CLI: tests/
+    test_real_agents.py): `--managed` writes gatekeep's entry as a drop-in of the machine's
+    managed settings, MANAGED_DIR/managed-settings.d/gatekeep.json, which takes root."""
+
+    name, event, matcher = "claude", "PreToolUse", "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
+    MANAGED_DIR = "/Library/Application Support/ClaudeCode" if sys.platform == "darwin" else "/etc/claude-code"
 
     def path(self) -> str:
         return os.path.join(_dir("CLAUDE_CONFIG_DIR", "~/.claude"), "settings.json")
+
+    def managed_path(self) -> str:
+        return os.path.join(self.MANAGED_DIR, "managed-settings.d", "gatekeep.json")
+
+    def off_switches(self, directory: str) -> list[str]:
+        found = []
+        for path in (self.path(), *_project_files(directory, ".claude/settings.json", ".claude/settings.local.json")):
+            settings = _settings(path)
+            if settings.get("disableAllHooks") not in (None, False, "false"):
+                found.append(f"{path} sets disableAllHooks: Claude Code runs none of your hooks")
+        return found
 
     def ours(self, command: object) -> bool:
         older = isinstance(command, str) and "gatekeep" in command and "claude-hook" in command  # README's before
@@ -149,6 +183,19 @@ class Codex(JsonHooks):
 
 class Gemini(JsonHooks):
     name, event, matcher = "gemini", "BeforeTool", "^run_shell_command$"
+
+    def off_switches(self, directory: str) -> list[str]:
+        found = []
+        for path in (self.path(), *_project_files(directory, ".gemini/settings.json")):
+            hooks = _settings(path).get("hooksConfig")
+            if not isinstance(hooks, dict):
+                continue
+            if hooks.get("enabled") is False:
+                found.append(f"{path} sets hooksConfig.enabled to false: Gemini CLI runs no hook")
+            disabled = hooks.get("disabled")
+            if isinstance(disabled, list) and "gatekeep" in disabled:
+                found.append(f"{path} lists gatekeep in hooksConfig.disabled: Gemini CLI skips it")
+        return found
 
     def path(self) -> str:
         return expand_home("~/.gemini/settings.json")
@@ -214,6 +261,54 @@ class OpenCode(Setup):
 
 
 SETUPS: dict[str, Setup] = {s.name: s for s in (Claude(), Codex(), Gemini(), Cursor(), Copilot(), OpenCode())}
+
+
+def check_agents(directory: str):
+    """doctor's check of the coding agents (a shells.health.Check): for each host whose entry is
+    installed, whether a setting of the user's or of the project in `directory` turns it off; a
+    managed entry (Claude Code's) is out of their reach."""
+    from gatekeep.shells.health import Check
+
+    installed, problems = [], []
+    for setup in SETUPS.values():
+        managed = setup.managed_path()
+        held = managed is not None and _holds_entry(managed, setup)
+        if not (held or _holds_entry(setup.path(), setup)):
+            continue
+        installed.append(setup.title + (" (managed)" if held else ""))
+        if not held:
+            problems += [f"{setup.title}: {line}" for line in setup.off_switches(directory)]
+    if problems:
+        fix = "take those settings out; for Claude Code, `sudo gatekeep install --agent claude --managed` cannot be turned off"
+        return Check("agents", False, "; ".join(problems) + ": gatekeep is off there", fix)
+    detail = f"hook installed for {', '.join(installed)}; no setting here turns it off" if installed else "no agent hook installed"
+    return Check("agents", True, detail)
+
+
+def _holds_entry(path: str, setup: Setup) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f"agent-hook {setup.name}" in f.read(1 << 20)
+    except OSError:
+        return False
+
+
+def _project_files(directory: str, *names: str) -> list[str]:
+    """Each of `names` that exists in `directory` or in the git work tree's top it lies in."""
+    from gatekeep.judge.writes import work_tree
+
+    places = dict.fromkeys((directory, work_tree(directory)))
+    return [os.path.join(place, name) for place in places for name in names if os.path.isfile(os.path.join(place, name))]
+
+
+def _settings(path: str) -> dict:
+    """The JSON object in `path`; {} when there is none or it is not one (the host then reports it)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            value = loads(f.read(1 << 20))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def claude_version() -> tuple[int, ...] | None:

@@ -6,9 +6,12 @@ decided as `gatekeep check` decides a typed line: the same policy, project
 trust and gate, one audit record naming the agent and its session. gatekeep
 never prompts here: where the host can ask its user, "ask" is passed on and the
 host asks (the record says outcome "ask", not who answered); where it cannot,
-what would be asked is denied, with the rule that would allow it. Calls of other
-tools pass through: no output, no record. A shell gatekeep cannot read
-(PowerShell) is asked about, or denied.
+what would be asked is denied, with the rule that would allow it. A call of the
+agent's own file tool (Claude Code's Write, Edit) is judged only for the places no
+line may write (judge_file_write): denied or asked there, and recorded; anywhere
+else it passes through, as calls of other tools do: no output, no record, the
+host's own permissions decide. A shell gatekeep cannot read (PowerShell) is asked
+about, or denied.
 
 It fails closed, in the host's own terms (Host.fail): a malformed or unexpected
 event, a broken policy, an audit log that cannot be written, a bug, Ctrl-C.
@@ -29,7 +32,7 @@ from gatekeep.agents.hosts import HOSTS, Answer, BadEvent, Host, read_event
 from gatekeep.core.display import visible
 from gatekeep.core.errors import EXIT_ERROR, FatalError, PolicyError
 from gatekeep.core.paths import get_paths
-from gatekeep.judge.gate import evaluate
+from gatekeep.judge.gate import evaluate, judge_file_write
 from gatekeep.judge.policy import STRICTNESS, load_policy
 from gatekeep.record.decision import new_record, record_broken_policy, save_record
 
@@ -74,14 +77,19 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
         record_broken_policy(paths.audit_log, record, e)
         raise
     policy = policies[0]
-    if call.shell == "sh":
+    contain = None
+    if call.writes is not None:
+        found = judge_file_write(call.writes, policy, call.cwd)
+        if found is None:
+            return host.pass_through()  # not ours to judge: the host's own permissions decide
+        decision, reason, rule, suggestions = found[0], f"{call.tool} {found[1]}", None, ()
+    elif call.shell == "sh":
         judged = [(evaluate(call.command, p, cwd), p) for p, cwd in zip(policies, directories)]
         verdict, policy = max(judged, key=lambda pair: STRICTNESS[pair[0].decision])  # the first of the strictest
         decision, reason, rule, suggestions = verdict.decision, verdict.reason, verdict.rule, verdict.suggestions
         contain = all(v.contain for v, _ in judged if v.decision == "ask") and verdict.contain
     else:
         decision, reason, rule, suggestions = "ask", f"gatekeep cannot read {call.shell} commands", None, ()
-        contain = None
     if decision == "ask" and contain and host.rewrites and call.tool_input is not None:
         instead = contained_command(call.command, policy_file)
         if instead is not None:

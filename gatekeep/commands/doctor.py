@@ -1,4 +1,5 @@
-"""`gatekeep doctor`: is the gate working in this shell? Each problem comes with its fix (shells/health.py)."""
+"""`gatekeep doctor`: is the gate working in this shell, and in the coding agents it is installed
+for? Each problem comes with its fix (shells/health.py; agents/setup.py check_agents)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from gatekeep.shells.health import run_checks
 
 
 def doctor(as_json: bool) -> int:
-    checks = run_checks()
+    from gatekeep.agents.setup import check_agents
+    from gatekeep.core.paths import current_directory
+
+    checks = [*run_checks(), check_agents(current_directory())]
     ok = all(c.ok for c in checks)
     if as_json:
         click.echo(json.dumps({"ok": ok, "checks": [c._asdict() for c in checks]}))

@@ -178,18 +178,22 @@ def _take_out(path: Path) -> str:
     return "removed"
 
 
-def change_agent(agent: str, remove: bool) -> tuple[Path, str]:
+def change_agent(agent: str, remove: bool, managed: bool = False) -> tuple[Path, str]:
     """Register the hook with a coding agent, or take it out: its settings file and "installed",
     "unchanged", "removed" or "absent". A settings file gatekeep made that holds nothing else
-    once the hook is out (`{}`) is removed, as it was."""
+    once the hook is out (`{}`) is removed, as it was. `managed`: in the host's managed settings
+    (Setup.managed_path), for every user of the machine."""
     from gatekeep.agents.setup import SETUPS
 
     setup = SETUPS[agent]
-    path = Path(setup.path())
+    where = setup.managed_path() if managed else setup.path()
+    if where is None:
+        raise FatalError(f"{setup.title} has no managed settings gatekeep can write; run it without --managed")
+    path = Path(where)
     current = _read(path) if path.exists() else None
     if remove and current is None:
         return path, "absent"
-    new = setup.render(current, setup.start(), remove)
+    new = setup.render(current, setup.start(managed), remove)
     if _same(current, new):
         return path, "absent" if remove else "unchanged"
     if new is None or remove and _only_ours(setup, new) and _made_by_us(path):
@@ -210,13 +214,23 @@ def _only_ours(setup, text: str) -> bool:
         return False
 
 
-def install_agent(agent: str, remove: bool, as_json: bool = False) -> int:
+def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool = False) -> int:
     """Register (or take out) the hook with a coding agent; with `as_json`, one object: `agent`, `file`,
-    and `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none)."""
+    and `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none).
+
+    `managed` writes the machine's managed settings, which takes root: without it the write fails
+    with the sudo line to run. The user's own entry may stay (a host runs one command once); the
+    posture note is left out, as under sudo it would name root's policy."""
     from gatekeep.agents.setup import SETUPS
 
     setup = SETUPS[agent]
-    path, action = change_agent(agent, remove)
+    try:
+        path, action = change_agent(agent, remove, managed)
+    except FatalError as e:
+        if managed and os.geteuid() != 0:
+            again = f"sudo {shlex.quote(sys.argv[0])} install --agent {agent} --managed" + (" --remove" if remove else "")
+            raise FatalError(f"{e}; the managed settings are the machine's: run {again}") from None
+        raise
     if as_json:
         click.echo(json.dumps({"agent": agent, "file": str(path), "action": action}, ensure_ascii=False))
         return EXIT_ALLOW
@@ -230,7 +244,10 @@ def install_agent(agent: str, remove: bool, as_json: bool = False) -> int:
     if not remove:
         for note in setup.notes:
             click.echo(note)
-        click.echo(posture_note())
+        if managed:
+            click.echo(f"every user's {setup.title} runs it, and no project or user setting can turn it off")
+        else:
+            click.echo(posture_note())
     return EXIT_ALLOW
 
 

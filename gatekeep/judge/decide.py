@@ -162,7 +162,7 @@ def _decide_command(
     memo = {} if memo is None else memo
     judged = [judge(target, dynamic, writes, d, memo) for target, dynamic in targets for d in directories]
     if targets:
-        judged += _protected_writes(targets, directories, policy, writes)
+        judged += protected_writes(targets, directories, policy, writes)
     secret = None
     if policy.protected:
         from gatekeep.judge.protect import judge_reads
@@ -278,7 +278,7 @@ def _redirect_writes(normalized: Normalized) -> list:
     return [r for r in normalized.command.redirects if r.writes_file and r.target not in HARMLESS]
 
 
-def _protected_writes(targets, directories, policy: Policy, writes: WriteContext) -> list[tuple[str, str]]:
+def protected_writes(targets, directories, policy: Policy, writes: WriteContext) -> list[tuple[str, str]]:
     """(verdict, why) for each write to a path the policy's `protect: write:` names."""
     if not any(e.action == "write" for e in policy.protected):
         return []

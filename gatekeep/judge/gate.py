@@ -6,9 +6,11 @@ both call it, then add prompt and audit, or an explanation, on top.
 
 from __future__ import annotations
 
+import os
+
 from gatekeep.core import resources
 from gatekeep.core.paths import current_directory, get_paths, removed
-from gatekeep.judge.decide import LineVerdict, decide
+from gatekeep.judge.decide import LineVerdict, decide, protected_writes
 from gatekeep.judge.match import match_line
 from gatekeep.judge.policy import Policy
 from gatekeep.judge.writes import WriteContext
@@ -156,6 +158,25 @@ def _match_elsewhere(normalized: list[Normalized], matches: list, cwd: str) -> N
         indexes = [i for i, n in enumerate(normalized) if directory in n.directories]
         for i, found in zip(indexes, match_line([normalized[i] for i in indexes], other.index), strict=True):
             matches[i].add_stricter(found)
+
+
+def judge_file_write(path: str, policy: Policy, cwd: str) -> tuple[str, str] | None:
+    """("deny" | "ask", why) for a coding agent's own file tool (Claude Code's Write or Edit)
+    writing `path`, or None.
+
+    Such a tool is judged only for the places no line may write either: start-up files, ~/.ssh,
+    ~/.config, /etc, a repository's .git, gatekeep's own files and project policies, the agents'
+    settings (which can turn gatekeep off), `protect: write` entries, and the ask of a file that
+    makes programs run commands or of a directory on PATH. Whether the agent may write anywhere
+    else, inside the project or out, stays its host's own permission's call: no posture applies,
+    and nothing here allows a write the host would have asked about."""
+    from gatekeep.judge.policy import STRICTNESS
+    from gatekeep.judge.writes import judge
+
+    context = write_context(cwd)._replace(boundary=("/",))  # no "outside the tree": the host's call
+    path = os.path.join(cwd, path)
+    found = [judge(path, False, context), *protected_writes([(path, False)], [cwd], policy, context)]
+    return max(found, key=lambda verdict: -1 if verdict is None else STRICTNESS[verdict[0]])
 
 
 def write_context(cwd: str | None, policy: Policy | None = None) -> WriteContext:

@@ -44,6 +44,16 @@ RC_FILES = (
 )
 # Files under home whose content makes programs run commands: a write asks.
 CODE_CONFIG = (".gitconfig", ".npmrc", ".yarnrc", ".curlrc", ".wgetrc", ".netrc")
+# Coding agents' settings, in a project or a home directory: each can switch the agent's hooks
+# (gatekeep's among them) off, or add hooks that run code outside any gate (issue 37). A name
+# ending in "/" is a directory: all below it; the agents' own directories are named too, as a
+# `mv` onto one replaces the settings in it. The sandbox holds the same directories read-only.
+AGENT_SETTINGS = (
+    ".claude", ".gemini", ".codex", ".cursor", ".copilot", ".opencode", ".github",
+    ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/config.toml",
+    ".codex/hooks.json", ".cursor/hooks.json", ".copilot/config.json", ".copilot/hooks/", ".github/hooks/",
+    ".opencode/plugin/", ".opencode/plugins/", "opencode.json", "opencode.jsonc",
+)  # fmt: skip
 # Raw disks: writing one destroys its file systems.
 _DISK = lazy(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)")
 _OTHER_HOME = lazy(r"~([A-Za-z_][A-Za-z0-9_.-]*)(?=/|$)")
@@ -216,6 +226,11 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
         return "deny", f"writes onto the disk {path}, destroying its file systems (built-in policy)"
     if name == PROJECT_POLICY:
         return "deny", f"writes to {path}, a project policy, which is protected by the built-in policy"
+    if _agent_settings(path):
+        return "deny", (
+            f"writes to {path}, a coding agent's settings, which can turn its hooks (gatekeep) off:"
+            " protected by the built-in policy"
+        )
     if _within(path, protected):
         if name in RC_FILES and parent in homes:  # `make user-install`'s PATH advice, typed in a gated shell
             shell = "zsh" if name.startswith(".z") else "bash"
@@ -236,6 +251,17 @@ def _judge_path(path: str, ctx: WriteContext, homes: list[str], memo: dict):
         where = "the current directory" if ctx.boundary is None else f"the working tree ({ctx.workspace or 'none here'})"
         return "ask", f"writes to {path}, outside {where}"
     return None
+
+
+def _agent_settings(path: str) -> bool:
+    """Whether the absolute `path` is one of AGENT_SETTINGS, or lies below one of its directories."""
+    for name in AGENT_SETTINGS:
+        if name.endswith("/"):
+            if f"/{name}" in path + "/":
+                return True
+        elif path.endswith(f"/{name}"):
+            return True
+    return False
 
 
 def _places(paths: list[str]) -> tuple[frozenset[str], tuple[str, ...]]:

@@ -41,17 +41,19 @@ def hook_command(after_reinstall: str = SHELL_REINSTALL) -> str:
     return shlex.join(hook_argv(after_reinstall))
 
 
-def hook_argv(after_reinstall: str = SHELL_REINSTALL) -> list[str]:
+def hook_argv(after_reinstall: str = SHELL_REINSTALL, any_user: bool = False) -> list[str]:
     """How the hooks start gatekeep: this interpreter and its arguments; `after_reinstall` says how to
     load the hook again. The code has no single quote, so as shell words it stays one plain '...'
-    (agents' settings show it)."""
+    (agents' settings show it). The warm checker's directory is written in, as finding it costs
+    time at each start; `any_user`: for an entry every user of the machine runs (an agent's
+    managed settings), it is found at each start instead, in the home of whoever runs it."""
     dirs = _literal(import_dirs())
     code = (
         f"import sys; sys.path += {dirs}\n"
         "try: from gatekeep.server.client import main\n"
         "except ImportError as e: sys.exit(f\"gatekeep: cannot import gatekeep from {sys.path[-1]} ({e}); "
         f"blocked. Reinstall it, then {after_reinstall}\")\n"
-        f"sys.exit(main({_literal(server_dir())}))"
+        f"sys.exit(main({_literal(None if any_user else server_dir())}))"
     )
     return [sys.executable, "-I", "-S", "-c", code]
 

@@ -820,6 +820,15 @@ _add(
 # ---------------------------------------------------------------------------
 c = "redirect-writes"
 _add(c, S, "echo x >> ~/.bashrc", "deny")
+# an agent's settings: `disableAllHooks` (or a hook of its own) there turns gatekeep off
+_add(c, O, """echo '{"disableAllHooks": true}' > .claude/settings.local.json""", "deny")
+_add(c, O, "mkdir -p .claude && cp ../evil.json .claude/settings.json", "deny")
+_add(c, O, "mv /tmp/evil-claude .claude", "deny")
+_add(c, O, "tee ~/.claude/settings.json < /tmp/x", "deny")
+_add(c, O, "sed -i 's/false/true/' .gemini/settings.json", "deny")
+_add(c, O, "cp hooks.json .github/hooks/gatekeep.json", "deny")
+_add(c, O, "echo x > .codex/config.toml", "deny")
+_add(c, B, "echo '{}' > opencode.json", "deny")
 _add(c, S, "echo x >~/.zshrc", "deny")
 _add(c, S, "echo x >| ~/.profile", "deny")
 _add(c, S, "echo x &>> ~/.bash_profile", "deny")

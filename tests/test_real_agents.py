@@ -1,0 +1,253 @@
+"""The real agent CLIs, end to end (issue 37): each runs against a fake model server of ours on the
+loopback address (tests/fake_models.py), which asks it to run one tool call; gatekeep's entry is
+the one `gatekeep install --agent NAME` wrote. Checked on disk and in the audit log, not in what
+the host says: the allowed line ran; a denied, asked or secret-reading line did not, and the
+session ended; a broken gatekeep blocks; neither a project's settings nor a file the agent
+writes can turn gatekeep off; the host's configuration root is honoured.
+
+The CLIs come from npm at pinned versions (tests/agent_clis.py). Claude Code refuses
+`bypassPermissions` as root unless IS_SANDBOX=1, which every run sets (the tests may run as root,
+as CI does). Managed settings live in /etc: the tests that need them shadow /etc in a bubblewrap
+mount namespace (root only), so that the machine's own are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gatekeep.record import audit
+from tests.agent_clis import cli
+from tests.conftest import write
+from tests.fake_models import FakeModel
+
+RUN_SECONDS = 120
+GATEKEEP = [sys.executable, "-m", "gatekeep"]
+
+
+@pytest.fixture(scope="module")
+def claude_cli() -> Path:
+    return cli("claude")
+
+
+@pytest.fixture
+def claude(claude_cli: Path, monkeypatch) -> Path:
+    """The command, on PATH as for its users (`install --agent claude` asks it its version)."""
+    monkeypatch.setenv("PATH", f"{claude_cli.parent}{os.pathsep}{os.environ['PATH']}")
+    return claude_cli
+
+
+@pytest.fixture
+def project(isolated_home: Path) -> Path:
+    tree = isolated_home / "src" / "app"
+    tree.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    return tree
+
+
+def gatekeep(*args: str, wrap: list[str] = ()) -> subprocess.CompletedProcess:
+    done = subprocess.run([*wrap, *GATEKEEP, *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def records() -> list[dict]:
+    from gatekeep.core.paths import get_paths
+
+    path = Path(get_paths().audit_log)
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def shadowed_etc(managed: Path) -> list[str]:
+    """bwrap arguments: the machine as it is, but /etc a copy in memory of its entries, with
+    `managed` as /etc/claude-code (bubblewrap 0.8 has no overlay; its sources are the real /etc)."""
+    if os.geteuid() != 0 or shutil.which("bwrap") is None:
+        pytest.skip("the managed settings are in /etc: shadowing it takes root and bubblewrap")
+    args = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", "/etc"]
+    for name in sorted(os.listdir("/etc")):
+        path = f"/etc/{name}"
+        args += ["--symlink", os.readlink(path), path] if os.path.islink(path) else ["--ro-bind", path, path]
+    return [*args, "--dir", "/etc/claude-code", "--bind", str(managed), "/etc/claude-code", "--"]
+
+
+class Run:
+    """One session of the real CLI: the process, and what the fake model saw."""
+
+    def __init__(self, process: subprocess.CompletedProcess, model: FakeModel) -> None:
+        self.process, self.model = process, model
+        self.results = model.tool_results()
+
+    def __repr__(self) -> str:
+        return f"Run(rc={self.process.returncode}, results={self.results!r}, stderr={self.process.stderr[-500:]!r})"
+
+
+def run_claude(
+    claude: Path, project: Path, command: str = "", *, mode: str = "default", wrap: list[str] = (), **call
+) -> Run:
+    """`claude -p` in `project`, in permission `mode`, with the fake model asking for Bash(command)
+    (or for `call["tool"]` with `call["tool_input"]`)."""
+    with FakeModel(command, **call) as model:
+        env = {
+            **os.environ,
+            "ANTHROPIC_BASE_URL": model.url,
+            "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "IS_SANDBOX": "1",
+        }
+        argv = [*wrap, str(claude), "-p", "Do the task.", "--output-format", "json", "--permission-mode", mode]
+        process = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=RUN_SECONDS)
+    assert model.requests, f"claude never reached the fake model: {process.stderr[-1000:]}"
+    return Run(process, model)
+
+
+@pytest.fixture
+def installed(claude: Path) -> Path:
+    """gatekeep's entry in the user's Claude Code settings, as `install --agent claude` writes it."""
+    gatekeep("install", "--agent", "claude")
+    return Path(os.environ["HOME"]) / ".claude" / "settings.json"
+
+
+def test_an_allowed_line_runs_and_is_recorded(claude, installed, project):
+    run = run_claude(claude, project, "touch made-by-claude && git status --short")
+    assert (project / "made-by-claude").exists(), run
+    assert run.process.returncode == 0
+    assert any("made-by-claude" in r for r in run.results), run
+    [record] = [r for r in records() if r.get("agent") == "claude"]
+    assert (record["command"], record["outcome"], record["cwd"]) == (
+        "touch made-by-claude && git status --short", "allow", str(project)
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+def test_a_denied_line_does_not_run_and_the_session_ends(claude, installed, project, mode):
+    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "deny:\n  - 'touch *'\n")
+    run = run_claude(claude, project, "touch denied-file", mode=mode)
+    assert not (project / "denied-file").exists(), run
+    assert run.process.returncode == 0  # the session ended by itself, within the timeout
+    assert any("gatekeep" in r and "deny" in r for r in run.results), run
+    assert [r["outcome"] for r in records()] == ["deny"]
+
+
+def test_an_asked_line_does_not_run_where_nobody_can_answer(claude, installed, project, isolated_home):
+    run = run_claude(claude, project, "mkdir ~/made-outside")  # outside the working tree: asks
+    assert not (isolated_home / "made-outside").exists(), run
+    assert run.process.returncode == 0
+    assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "ask")]
+
+
+def test_an_asked_line_is_denied_where_claude_may_not_ask(claude, installed, project, isolated_home):
+    run = run_claude(claude, project, "mkdir ~/made-outside", mode="bypassPermissions")
+    assert not (isolated_home / "made-outside").exists(), run
+    assert any("may not ask" in r for r in run.results), run
+    assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "deny")]
+
+
+def test_a_secret_is_not_read(claude, installed, project):
+    write(project / ".env", "API_TOKEN=hunter2-very-secret\n")
+    run = run_claude(claude, project, "cat .env", mode="bypassPermissions")
+    assert run.results and not any("hunter2" in r for r in run.results), run
+    assert not any("hunter2" in json.dumps(body) for body in run.model.requests)
+    assert records()[-1]["outcome"] == "deny"
+
+
+def test_a_broken_policy_blocks(claude, installed, project):
+    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "deny: [unclosed\n")
+    run = run_claude(claude, project, "touch made", mode="bypassPermissions")
+    assert not (project / "made").exists(), run
+    assert records()[-1]["outcome"] == "deny"
+
+
+def test_gatekeep_gone_blocks(claude, installed, project):
+    """The virtualenv the entry names was removed: the entry's `|| sh -c '…; exit 2'` blocks."""
+    settings = json.loads(installed.read_text())
+    handler = settings["hooks"]["PreToolUse"][-1]["hooks"][0]
+    handler["command"] = handler["command"].replace(sys.executable, "/nonexistent/venv/bin/python3")
+    installed.write_text(json.dumps(settings))
+    run = run_claude(claude, project, "touch made", mode="bypassPermissions")
+    assert not (project / "made").exists(), run
+    assert any("gatekeep: blocked" in r for r in run.results), run
+
+
+@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
+def test_a_project_that_turns_hooks_off_is_reported_by_doctor(claude, installed, project, name):
+    """A project's disableAllHooks turns the user's entry off (the real CLI runs the line); doctor,
+    run in the project, says so and how to fix it."""
+    write(project / ".claude" / name, '{"disableAllHooks": true}\n')
+    run = run_claude(claude, project, "touch ungated", mode="bypassPermissions")
+    assert (project / "ungated").exists() and not records(), run  # what the managed entry is for
+    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    assert not check["ok"] and "disableAllHooks" in check["detail"] and "--managed" in check["fix"]
+
+
+@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
+def test_no_project_turns_the_managed_entry_off(claude, project, tmp_path, isolated_home, name):
+    managed = tmp_path / "etc-claude-code"
+    managed.mkdir()
+    wrap = shadowed_etc(managed)
+    gatekeep("install", "--agent", "claude", "--managed", wrap=wrap)
+    assert (managed / "managed-settings.d" / "gatekeep.json").exists()
+    assert not (isolated_home / ".claude" / "settings.json").exists()
+    write(project / ".claude" / name, '{"disableAllHooks": true, "env": {"CLAUDE_CODE_SIMPLE": "1"}}\n')
+    run = run_claude(claude, project, "mkdir ~/planted", mode="bypassPermissions", wrap=wrap)
+    assert not (isolated_home / "planted").exists(), run
+    assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "deny")]
+    doctor = subprocess.run([*wrap, *GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    assert check["ok"] and "managed" in check["detail"], check
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit", "Bash"])
+@pytest.mark.parametrize("name", [".claude/settings.local.json", ".claude/settings.json"])
+def test_the_agent_cannot_write_the_settings_that_turn_gatekeep_off(claude, installed, project, tool, name):
+    target = project / name
+    if tool == "Edit":
+        write(target, '{"model": "x"}\n')
+        call = {"tool": "Edit", "tool_input": {"file_path": str(target), "old_string": '"model": "x"', "new_string": '"disableAllHooks": true'}}
+    elif tool == "Write":
+        call = {"tool": "Write", "tool_input": {"file_path": str(target), "content": '{"disableAllHooks": true}\n'}}
+    else:
+        call = {"tool": "Bash", "tool_input": {"command": f"mkdir -p .claude && echo '{{\"disableAllHooks\": true}}' > {name}"}}
+    run = run_claude(claude, project, mode="bypassPermissions", **call)
+    assert not target.exists() or "disableAllHooks" not in target.read_text(), run
+    assert records()[-1]["outcome"] == "deny" and "coding agent's settings" in records()[-1]["reason"]
+
+
+def test_the_file_tools_pass_through_elsewhere(claude, installed, project):
+    run = run_claude(claude, project, mode="bypassPermissions", tool="Write",
+                     tool_input={"file_path": str(project / "notes.md"), "content": "hello\n"})  # fmt: skip
+    assert (project / "notes.md").read_text() == "hello\n", run
+    assert records() == []  # not gatekeep's to judge: no record
+
+
+def test_claude_config_dir_is_honoured(claude, project, tmp_path, monkeypatch):
+    config = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    gatekeep("install", "--agent", "claude")
+    assert (config / "settings.json").exists()
+    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "deny:\n  - 'touch *'\n")
+    run = run_claude(claude, project, "touch denied-file", mode="bypassPermissions")
+    assert not (project / "denied-file").exists(), run
+    assert [r["outcome"] for r in records()] == ["deny"]
+    gatekeep("install", "--agent", "claude", "--remove")
+    assert not (config / "settings.json").exists()
+
+
+def test_a_contained_line_runs_in_the_sandbox(claude, installed, project, isolated_home):
+    from gatekeep.contain.sandbox import unavailable
+
+    if unavailable() is not None:
+        pytest.skip(f"no sandbox here: {unavailable()}")
+    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "sandbox:\n  contain: true\n")
+    write(project / "build.py", f"open('out.txt', 'w').write('built')\nopen({str(isolated_home / 'escaped')!r}, 'w')\n")
+    run = run_claude(claude, project, "python3 build.py", mode="bypassPermissions")
+    assert (project / "out.txt").read_text() == "built", run  # it ran, in the tree
+    assert not (isolated_home / "escaped").exists(), run  # and could not write outside it
+    assert [r["outcome"] for r in records()] == ["contained"]
