@@ -21,6 +21,7 @@ STORE = ROOT / ".agent-clis"
 # name: (npm package, version, the command it installs)
 PINNED = {
     "claude": ("@anthropic-ai/claude-code", "2.1.328", "claude"),
+    "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
 }
 INSTALL_SECONDS = 600
 

@@ -8,9 +8,11 @@ summary request) is answered with a short text, which ends the session. Every re
 kept (`requests`), so a test can read what the agent sent back: the command's output, or the
 reason gatekeep gave for blocking it.
 
-Only the protocol a CLI needs to run one tool call is spoken: Anthropic's Messages API, with
-and without streaming (server-sent events). It binds 127.0.0.1 on a free port, serves in a
-thread, and answers anything it does not know with a 404.
+Only the protocol a CLI needs to run one tool call is spoken: Anthropic's Messages API
+(`/v1/messages`, Claude Code) and Google's Gemini API (`/v1beta/models/M:generateContent` and
+`:streamGenerateContent`, Gemini CLI), each with and without streaming (server-sent events).
+It binds 127.0.0.1 on a free port, serves in a thread, and answers anything it does not know
+with a 404.
 """
 
 from __future__ import annotations
@@ -52,7 +54,33 @@ class FakeModel:
                 for block in content if isinstance(content, list) else []:
                     if isinstance(block, dict) and block.get("type") == "tool_result":
                         found.append(_text(block.get("content")))
+            for content in body.get("contents", []):
+                for part in content.get("parts", []) if isinstance(content, dict) else []:
+                    if isinstance(part, dict) and "functionResponse" in part:
+                        found.append(json.dumps(part["functionResponse"].get("response"), ensure_ascii=False))
         return list(dict.fromkeys(found))
+
+    def gemini_reply(self, body: dict) -> dict:
+        """The Gemini API answer to `body` (a generateContent request)."""
+        with self.lock:
+            self.requests.append(body)
+        tools = {
+            d.get("name")
+            for t in body.get("tools", []) if isinstance(t, dict)
+            for d in t.get("functionDeclarations", []) if isinstance(d, dict)
+        }  # fmt: skip
+        contents = body.get("contents", [])
+        parts = contents[-1].get("parts", []) if contents and isinstance(contents[-1], dict) else []
+        answered = any(isinstance(p, dict) and "functionResponse" in p for p in parts)
+        if self.tool in tools and not answered:
+            part = {"functionCall": {"name": self.tool, "args": self.tool_input}}
+        else:
+            part = {"text": DONE_TEXT}
+        return {
+            "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20},
+            "modelVersion": "fake",
+        }
 
     def reply(self, body: dict) -> dict:
         """The Messages API answer to `body`."""
@@ -119,6 +147,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         path = self.path.split("?")[0]
+        if ":" in path and "/models/" in path:
+            return self._gemini(path.rsplit(":", 1)[1], raw)
         if path.endswith("/messages/count_tokens"):
             return self._json({"input_tokens": 10})
         if not path.endswith("/messages"):
@@ -132,6 +162,20 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(message)
         text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _events(message))
         self._send(text.encode(), "text/event-stream")
+
+    def _gemini(self, method: str, raw: bytes) -> None:
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return self._json({"error": {"code": 400, "message": "not JSON", "status": "INVALID_ARGUMENT"}}, 400)
+        if method == "countTokens":
+            return self._json({"totalTokens": 10})
+        if method not in ("generateContent", "streamGenerateContent"):
+            return self._json({"error": {"code": 404, "message": method, "status": "NOT_FOUND"}}, 404)
+        answer = self.model.gemini_reply(body)
+        if method == "generateContent":
+            return self._json(answer)
+        self._send(f"data: {json.dumps(answer)}\r\n\r\n".encode(), "text/event-stream")
 
     def do_GET(self) -> None:
         self._json({"type": "error", "error": {"type": "not_found_error", "message": self.path}}, 404)

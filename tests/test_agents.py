@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -208,9 +210,25 @@ class Result:
         return f"Result({self.code}, {self.stdout!r}, {self.stderr!r}) -> {self.host_does}"
 
 
+# A process named gemini that runs its arguments after `--` as a child, as Gemini CLI runs its
+# hooks: gatekeep finds it above the hook, and reads from its flags whether it can ask.
+GEMINI_LAUNCHER = 'while [ "$1" != -- ]; do shift; done; shift; "$@"\n'
+
+
+def as_gemini(argv: list[str], flags: tuple[str, ...] = ("-i", "the task")) -> list[str]:
+    """`argv` run by a parent process named gemini, started with `flags` (interactive: `-i`)."""
+    launcher = Path(tempfile.gettempdir()) / f"gatekeep-test-{os.getpid()}" / "gemini"
+    if not launcher.exists():
+        launcher.parent.mkdir(exist_ok=True)
+        launcher.write_text(GEMINI_LAUNCHER)
+    return ["/bin/sh", str(launcher), *flags, "--", *argv]
+
+
 def hook(agent: str, data: dict | bytes, *args: str, cwd: Path | None = None) -> Result:
     stdin = data if isinstance(data, bytes) else json.dumps(data).encode()
     argv = [*GATEKEEP, "agent-hook", agent, *args]
+    if agent == "gemini":
+        argv = as_gemini(argv)
     return Result(agent, subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, timeout=60))
 
 
@@ -364,6 +382,62 @@ def test_a_directory_the_host_may_or_may_not_use_is_decided_both_ways(tmp_path):
     gemini = gemini_event("cat notes", str(elsewhere), tool_input={"command": "cat notes", "directory": "../project"})
     assert hook("gemini", gemini).host_does == BLOCK
     assert hook("gemini", gemini_event("cat notes", str(elsewhere))).host_does == RUN
+
+
+GEMINI_MODES = [  # (Gemini CLI's flags, how its stdin is, whether an ask is passed on)
+    (("-i", "the task"), "pipe", True),  # interactive with a first prompt
+    (("--prompt-interactive=the task",), "pipe", True),
+    (("--acp",), "pipe", True),  # an IDE asks for it
+    (("-p", "the task"), "pipe", False),  # headless: Gemini would wait for ever
+    (("--prompt=the task", "--approval-mode", "yolo"), "pipe", False),
+    ((), "null", False),  # no terminal: headless too
+    (("-m", "gemini-2.5-flash"), "terminal", True),
+    (("-p", "the task"), "terminal", False),
+    (None, "pipe", False),  # no Gemini CLI process above the hook: cannot tell, so no ask
+]
+
+
+@pytest.mark.parametrize("flags, stdin, asks", GEMINI_MODES)
+def test_gemini_is_asked_only_where_it_can_ask(flags, stdin, asks, tmp_path, audit_log):
+    """The hook finds the Gemini CLI process above it and reads its flags and its input (/proc).
+    Here that process's input is `stdin`, and the hook reads its event from a file."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(gemini_event("npm run build", str(tmp_path))))
+    argv = ["/bin/sh", "-c", 'exec "$@" < "$EVENT"', "sh", *GATEKEEP, "agent-hook", "gemini"]
+    if flags is not None:
+        argv = as_gemini(argv, flags)
+    terminal = None
+    if stdin == "terminal":
+        import pty
+
+        terminal = pty.openpty()
+    source = {"pipe": subprocess.PIPE, "null": subprocess.DEVNULL}.get(stdin, terminal and terminal[1])
+    try:
+        done = subprocess.run(argv, stdin=source, capture_output=True, env={**os.environ, "EVENT": str(event)}, timeout=60)
+    finally:
+        for fd in terminal or ():
+            os.close(fd)
+    result = Result("gemini", done)
+    assert result.host_does == (ASK if asks else BLOCK), result
+    if not asks:
+        assert "cannot" in result.stdout
+
+
+@pytest.mark.parametrize("tool, file, host_does", [
+    ("write_file", "notes.md", RUN),  # not gatekeep's to judge: Gemini CLI's own policy decides
+    ("replace", "src/app.py", RUN),
+    ("write_file", ".gemini/settings.json", BLOCK),  # `hooksConfig.enabled: false` turns gatekeep off
+    ("replace", "~/.gemini/settings.json", BLOCK),
+    ("write_file", "~/.bashrc", BLOCK),
+    ("write_file", "~/.gitconfig", ASK),
+    ("read_file", ".gemini/settings.json", RUN),
+])  # fmt: skip
+def test_geminis_file_tools_are_judged_only_for_protected_places(tool, file, host_does, tmp_path, audit_log):
+    path = file.replace("~", os.environ["HOME"], 1)
+    data = gemini_event("x", str(tmp_path), tool_name=tool, tool_input={"file_path": path, "content": "x"})
+    result = hook("gemini", data)
+    assert result.host_does == host_does, result
+    assert audit_log.exists() == (host_does != RUN)
 
 
 def test_claudes_monitor_tool_is_gated_like_bash(tmp_path):

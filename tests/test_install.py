@@ -124,7 +124,7 @@ EXPECTED_ENTRIES = {
     # (where gatekeep's entry is, the entry without its command)
     "claude": (("hooks", "PreToolUse", -1), {"matcher": "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit", "timeout": 30}),
     "codex": (("hooks", "PreToolUse", -1), {"matcher": "^Bash$", "timeout": 30, "statusMessage": "gatekeep"}),
-    "gemini": (("hooks", "BeforeTool", -1), {"matcher": "^run_shell_command$", "timeout": 30000, "name": "gatekeep"}),
+    "gemini": (("hooks", "BeforeTool", -1), {"matcher": "^(run_shell_command|write_file|replace)$", "timeout": 30000, "name": "gatekeep"}),
     "cursor": (("hooks", "beforeShellExecution", -1), {"failClosed": True}),
     "copilot": (("hooks", "preToolUse", -1), {"type": "command", "timeoutSec": 30}),
 }

@@ -43,6 +43,11 @@ def claude(claude_cli: Path, monkeypatch) -> Path:
     return claude_cli
 
 
+@pytest.fixture(scope="module")
+def gemini_cli() -> Path:
+    return cli("gemini")
+
+
 @pytest.fixture
 def project(isolated_home: Path) -> Path:
     tree = isolated_home / "src" / "app"
@@ -57,6 +62,10 @@ def gatekeep(*args: str, wrap: list[str] = ()) -> subprocess.CompletedProcess:
     return done
 
 
+def user_policy(text: str) -> None:
+    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", text)
+
+
 def records() -> list[dict]:
     from gatekeep.core.paths import get_paths
 
@@ -64,16 +73,19 @@ def records() -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def shadowed_etc(managed: Path) -> list[str]:
-    """bwrap arguments: the machine as it is, but /etc a copy in memory of its entries, with
-    `managed` as /etc/claude-code (bubblewrap 0.8 has no overlay; its sources are the real /etc)."""
+def shadowed_etc(**mounts: Path) -> list[str]:
+    """bwrap arguments: the machine as it is, but /etc a copy in memory of its entries, with each
+    of `mounts` (a name in /etc: a directory) bound in (bubblewrap 0.8 has no overlay; its sources
+    are the real /etc). The agents read their managed settings there."""
     if os.geteuid() != 0 or shutil.which("bwrap") is None:
         pytest.skip("the managed settings are in /etc: shadowing it takes root and bubblewrap")
     args = ["bwrap", "--dev-bind", "/", "/", "--tmpfs", "/etc"]
     for name in sorted(os.listdir("/etc")):
         path = f"/etc/{name}"
         args += ["--symlink", os.readlink(path), path] if os.path.islink(path) else ["--ro-bind", path, path]
-    return [*args, "--dir", "/etc/claude-code", "--bind", str(managed), "/etc/claude-code", "--"]
+    for name, source in mounts.items():
+        args += ["--dir", f"/etc/{name}", "--bind", str(source), f"/etc/{name}"]
+    return [*args, "--"]
 
 
 class Run:
@@ -87,6 +99,15 @@ class Run:
         return f"Run(rc={self.process.returncode}, results={self.results!r}, stderr={self.process.stderr[-500:]!r})"
 
 
+def _session(argv: list[str], env: dict, project: Path, model: FakeModel) -> Run:
+    process = subprocess.run(
+        argv, cwd=project, env={**os.environ, **env}, capture_output=True, text=True, timeout=RUN_SECONDS,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert model.requests, f"the agent never reached the fake model: {process.stderr[-1000:]}"
+    return Run(process, model)
+
+
 def run_claude(
     claude: Path, project: Path, command: str = "", *, mode: str = "default", wrap: list[str] = (), **call
 ) -> Run:
@@ -94,7 +115,6 @@ def run_claude(
     (or for `call["tool"]` with `call["tool_input"]`)."""
     with FakeModel(command, **call) as model:
         env = {
-            **os.environ,
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -102,9 +122,111 @@ def run_claude(
             "IS_SANDBOX": "1",
         }
         argv = [*wrap, str(claude), "-p", "Do the task.", "--output-format", "json", "--permission-mode", mode]
-        process = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=RUN_SECONDS)
-    assert model.requests, f"claude never reached the fake model: {process.stderr[-1000:]}"
-    return Run(process, model)
+        return _session(argv, env, project, model)
+
+
+def run_gemini(
+    gemini: Path, project: Path, command: str = "", *, mode: str = "yolo", wrap: list[str] = (), **call
+) -> Run:
+    """`gemini -p` (headless) in `project`, in approval `mode` (headless Gemini CLI offers its shell
+    tool only in yolo), a fixed model (the default routes each prompt through a classifier call),
+    with the fake model asking for run_shell_command(command)."""
+    with FakeModel(command, tool=call.pop("tool", "run_shell_command"), **call) as model:
+        env = {
+            "GOOGLE_GEMINI_BASE_URL": model.url,
+            "GEMINI_API_KEY": "test-not-a-key",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "NO_COLOR": "1",
+        }
+        argv = [*wrap, str(gemini), "-p", "Do the task.", "--output-format", "json", "-m", "gemini-2.5-flash"]
+        return _session([*argv, "--approval-mode", mode], env, project, model)
+
+
+def gemini_settings() -> Path:
+    """The user's Gemini CLI settings, holding the API-key sign-in it needs before anything runs."""
+    root = Path(os.environ.get("GEMINI_CLI_HOME") or os.environ["HOME"])
+    path = root / ".gemini" / "settings.json"
+    if not path.exists():
+        write(path, json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    return path
+
+
+class Host:
+    """How the common cases install and run one host's real CLI, headless and unable to ask."""
+
+    def __init__(self, name: str, request) -> None:
+        self.name = name
+        self.binary = request.getfixturevalue("claude" if name == "claude" else "gemini_cli")
+
+    def install(self) -> Path:
+        if self.name == "gemini":
+            gemini_settings()
+        gatekeep("install", "--agent", self.name)
+        return Path(os.environ["HOME"]) / f".{self.name}" / "settings.json"
+
+    def run(self, project: Path, command: str) -> Run:
+        if self.name == "claude":
+            return run_claude(self.binary, project, command, mode="bypassPermissions")
+        return run_gemini(self.binary, project, command)
+
+
+HOSTS = ["claude", "gemini"]
+
+
+@pytest.fixture(params=HOSTS)
+def host(request) -> Host:
+    host = Host(request.param, request)
+    host.install()
+    return host
+
+
+def test_each_host_runs_an_allowed_line_and_records_it(host, project):
+    run = host.run(project, "touch made-by-agent && git status --short")
+    assert (project / "made-by-agent").exists(), run
+    assert run.process.returncode == 0
+    [record] = [r for r in records() if r.get("agent") == host.name]
+    assert (record["command"], record["outcome"], record["cwd"]) == (
+        "touch made-by-agent && git status --short", "allow", str(project)
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("line, policy, decision", [
+    ("touch denied-file", "deny:\n  - 'touch *'\n", "deny"),
+    ("mkdir ~/made-outside && touch denied-file", "", "ask"),  # an ask, where nobody can answer it
+])  # fmt: skip
+def test_each_host_does_not_run_a_denied_or_asked_line_and_the_session_ends(host, project, line, policy, decision):
+    user_policy(policy)
+    run = host.run(project, line)  # within RUN_SECONDS: a hang fails here
+    assert not (project / "denied-file").exists(), run
+    assert run.process.returncode == 0, run
+    assert [(r["decision"], r["outcome"]) for r in records()] == [(decision, "deny")]
+    assert any("gatekeep: blocked" in r for r in run.results), run
+
+
+def test_each_host_reads_no_secret(host, project):
+    write(project / ".env", "API_TOKEN=hunter2-very-secret\n")
+    run = host.run(project, "cat .env")
+    assert run.results and not any("hunter2" in r for r in run.results), run
+    assert not any("hunter2" in json.dumps(body) for body in run.model.requests)
+    assert records()[-1]["outcome"] == "deny"
+
+
+def test_each_host_is_blocked_by_a_broken_policy(host, project):
+    user_policy("deny: [unclosed\n")
+    run = host.run(project, "touch made")
+    assert not (project / "made").exists(), run
+    assert records()[-1]["outcome"] == "deny"
+
+
+def test_each_host_is_blocked_when_gatekeep_is_gone(host, project):
+    """The virtualenv the entry names was removed: the entry's `|| sh -c '…; exit 2'` blocks."""
+    settings_file = host.install()
+    text = settings_file.read_text()
+    assert sys.executable in text
+    settings_file.write_text(text.replace(sys.executable, "/nonexistent/venv/bin/python3"))
+    run = host.run(project, "touch made")
+    assert not (project / "made").exists(), run
+    assert records() == []
 
 
 @pytest.fixture
@@ -112,27 +234,6 @@ def installed(claude: Path) -> Path:
     """gatekeep's entry in the user's Claude Code settings, as `install --agent claude` writes it."""
     gatekeep("install", "--agent", "claude")
     return Path(os.environ["HOME"]) / ".claude" / "settings.json"
-
-
-def test_an_allowed_line_runs_and_is_recorded(claude, installed, project):
-    run = run_claude(claude, project, "touch made-by-claude && git status --short")
-    assert (project / "made-by-claude").exists(), run
-    assert run.process.returncode == 0
-    assert any("made-by-claude" in r for r in run.results), run
-    [record] = [r for r in records() if r.get("agent") == "claude"]
-    assert (record["command"], record["outcome"], record["cwd"]) == (
-        "touch made-by-claude && git status --short", "allow", str(project)
-    )  # fmt: skip
-
-
-@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
-def test_a_denied_line_does_not_run_and_the_session_ends(claude, installed, project, mode):
-    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "deny:\n  - 'touch *'\n")
-    run = run_claude(claude, project, "touch denied-file", mode=mode)
-    assert not (project / "denied-file").exists(), run
-    assert run.process.returncode == 0  # the session ended by itself, within the timeout
-    assert any("gatekeep" in r and "deny" in r for r in run.results), run
-    assert [r["outcome"] for r in records()] == ["deny"]
 
 
 def test_an_asked_line_does_not_run_where_nobody_can_answer(claude, installed, project, isolated_home):
@@ -147,32 +248,6 @@ def test_an_asked_line_is_denied_where_claude_may_not_ask(claude, installed, pro
     assert not (isolated_home / "made-outside").exists(), run
     assert any("may not ask" in r for r in run.results), run
     assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "deny")]
-
-
-def test_a_secret_is_not_read(claude, installed, project):
-    write(project / ".env", "API_TOKEN=hunter2-very-secret\n")
-    run = run_claude(claude, project, "cat .env", mode="bypassPermissions")
-    assert run.results and not any("hunter2" in r for r in run.results), run
-    assert not any("hunter2" in json.dumps(body) for body in run.model.requests)
-    assert records()[-1]["outcome"] == "deny"
-
-
-def test_a_broken_policy_blocks(claude, installed, project):
-    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "deny: [unclosed\n")
-    run = run_claude(claude, project, "touch made", mode="bypassPermissions")
-    assert not (project / "made").exists(), run
-    assert records()[-1]["outcome"] == "deny"
-
-
-def test_gatekeep_gone_blocks(claude, installed, project):
-    """The virtualenv the entry names was removed: the entry's `|| sh -c '…; exit 2'` blocks."""
-    settings = json.loads(installed.read_text())
-    handler = settings["hooks"]["PreToolUse"][-1]["hooks"][0]
-    handler["command"] = handler["command"].replace(sys.executable, "/nonexistent/venv/bin/python3")
-    installed.write_text(json.dumps(settings))
-    run = run_claude(claude, project, "touch made", mode="bypassPermissions")
-    assert not (project / "made").exists(), run
-    assert any("gatekeep: blocked" in r for r in run.results), run
 
 
 @pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
@@ -191,7 +266,7 @@ def test_a_project_that_turns_hooks_off_is_reported_by_doctor(claude, installed,
 def test_no_project_turns_the_managed_entry_off(claude, project, tmp_path, isolated_home, name):
     managed = tmp_path / "etc-claude-code"
     managed.mkdir()
-    wrap = shadowed_etc(managed)
+    wrap = shadowed_etc(**{"claude-code": managed})
     gatekeep("install", "--agent", "claude", "--managed", wrap=wrap)
     assert (managed / "managed-settings.d" / "gatekeep.json").exists()
     assert not (isolated_home / ".claude" / "settings.json").exists()
@@ -232,7 +307,7 @@ def test_claude_config_dir_is_honoured(claude, project, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     gatekeep("install", "--agent", "claude")
     assert (config / "settings.json").exists()
-    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "deny:\n  - 'touch *'\n")
+    user_policy("deny:\n  - 'touch *'\n")
     run = run_claude(claude, project, "touch denied-file", mode="bypassPermissions")
     assert not (project / "denied-file").exists(), run
     assert [r["outcome"] for r in records()] == ["deny"]
@@ -245,9 +320,73 @@ def test_a_contained_line_runs_in_the_sandbox(claude, installed, project, isolat
 
     if unavailable() is not None:
         pytest.skip(f"no sandbox here: {unavailable()}")
-    write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", "sandbox:\n  contain: true\n")
+    user_policy("sandbox:\n  contain: true\n")
     write(project / "build.py", f"open('out.txt', 'w').write('built')\nopen({str(isolated_home / 'escaped')!r}, 'w')\n")
     run = run_claude(claude, project, "python3 build.py", mode="bypassPermissions")
     assert (project / "out.txt").read_text() == "built", run  # it ran, in the tree
     assert not (isolated_home / "escaped").exists(), run  # and could not write outside it
     assert [r["outcome"] for r in records()] == ["contained"]
+
+
+def test_gemini_cli_home_is_honoured(gemini_cli, project, tmp_path, monkeypatch):
+    root = tmp_path / "gemini-root"
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(root))
+    gemini_settings()
+    gatekeep("install", "--agent", "gemini")
+    assert "agent-hook gemini" in (root / ".gemini" / "settings.json").read_text()
+    assert not (Path(os.environ["HOME"]) / ".gemini").exists()
+    user_policy("deny:\n  - 'touch *'\n")
+    run = run_gemini(gemini_cli, project, "touch denied-file")
+    assert not (project / "denied-file").exists(), run
+    assert [r["outcome"] for r in records()] == ["deny"]
+
+
+@pytest.mark.parametrize("switch", [{"enabled": False}, {"disabled": ["gatekeep"]}])
+def test_a_project_that_turns_gemini_hooks_off_is_reported_by_doctor(gemini_cli, project, switch):
+    gemini_settings()
+    gatekeep("install", "--agent", "gemini")
+    write(project / ".gemini" / "settings.json", json.dumps({"hooksConfig": switch}))
+    run = run_gemini(gemini_cli, project, "touch ungated")
+    assert (project / "ungated").exists() and not records(), run  # a trusted folder's settings win
+    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    assert not check["ok"] and "hooksConfig" in check["detail"], check
+
+
+@pytest.mark.parametrize("tool", ["write_file", "replace", "run_shell_command"])
+def test_gemini_cannot_write_the_settings_that_turn_gatekeep_off(gemini_cli, project, tool):
+    gemini_settings()
+    gatekeep("install", "--agent", "gemini")
+    target = project / ".gemini" / "settings.json"
+    off = '{"hooksConfig": {"enabled": false}}'
+    if tool == "replace":
+        write(target, '{"model": {}}\n')
+        tool_input = {"file_path": str(target), "old_string": '{"model": {}}', "new_string": off, "instruction": "x"}
+    elif tool == "write_file":
+        tool_input = {"file_path": str(target), "content": off}
+    else:
+        tool_input = {"command": f"mkdir -p .gemini && echo '{off}' > .gemini/settings.json"}
+    run = run_gemini(gemini_cli, project, tool=tool, tool_input=tool_input)
+    assert not target.exists() or "hooksConfig" not in target.read_text(), run
+    assert records()[-1]["outcome"] == "deny" and "coding agent's settings" in records()[-1]["reason"]
+
+
+@pytest.mark.parametrize("switch", [{"enabled": False}, {"disabled": ["gatekeep"]}])
+def test_no_project_turns_geminis_managed_entry_off(gemini_cli, project, tmp_path, isolated_home, switch):
+    system = tmp_path / "etc-gemini-cli"
+    system.mkdir()
+    wrap = shadowed_etc(**{"gemini-cli": system})
+    gemini_settings()
+    gatekeep("install", "--agent", "gemini", "--managed", wrap=wrap)
+    settings = json.loads((system / "settings.json").read_text())
+    assert settings["hooksConfig"] == {"enabled": True}
+    [handler] = settings["hooks"]["BeforeTool"][-1]["hooks"]
+    assert handler["name"].startswith("gatekeep-")
+    gatekeep("install", "--agent", "gemini", "--managed", wrap=wrap)  # a reinstall keeps its name
+    assert json.loads((system / "settings.json").read_text())["hooks"]["BeforeTool"][-1]["hooks"] == [handler]
+    write(project / ".gemini" / "settings.json", json.dumps({"hooksConfig": switch}))
+    run = run_gemini(gemini_cli, project, "mkdir ~/planted", wrap=wrap)
+    assert not (isolated_home / "planted").exists(), run
+    assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "deny")]
+    gatekeep("install", "--agent", "gemini", "--managed", "--remove", wrap=wrap)
+    assert not (system / "settings.json").exists()  # gatekeep made it, and nothing else is in it

@@ -84,12 +84,25 @@ class Host:
     fail_code = EXIT_BLOCK  # the exit code of a failure's deny
     fail_with_answer = True  # a failure also prints the deny answer (else only stderr)
     rewrites = False  # an allow may replace the command (a line run contained: judge/gate.py)
+    # the host's own file tools, and the key of the file each writes: judged for protected places
+    # only (judge/gate.py judge_file_write), as they can write an agent's settings that turn gatekeep off
+    FILE_TOOLS: dict[str, str] = {}
 
     def read(self, event: dict) -> Call | None:
         raise NotImplementedError
 
     def answer(self, decision: str, reason: str) -> Answer:
         raise NotImplementedError
+
+    def file_call(self, event: dict, tool: str, tool_input: dict, cwd: str) -> Call:
+        """The call of file tool `tool` (one of FILE_TOOLS): the file it writes, for the judge."""
+        key = self.FILE_TOOLS[tool]
+        path = _command(tool_input.get(key), f"tool_input.{key}")
+        if "\0" in path:
+            raise BadEvent(f"the hook event's tool_input.{key} holds a NUL")
+        call = Call(tool, f"{tool} {path}", cwd, _session(event, "session_id"), "")
+        call.writes = path
+        return call
 
     def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
         """Allow the call with `command` run in place of its own (only where `rewrites`)."""
@@ -114,8 +127,6 @@ class Claude(Host):
     fail_with_answer = False  # exit 2 blocks and shows stderr; stdout is not read
     rewrites = True  # hookSpecificOutput.updatedInput replaces the tool's input (Bash's command)
     SHELL_TOOLS = {"Bash": "sh", "Monitor": "sh", "PowerShell": "PowerShell"}
-    # its own file tools, and the key of the file each writes: judged for protected places only
-    # (judge/gate.py judge_file_write), as they can write an agent's settings that turn gatekeep off
     FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
     ASKING_MODES = ("default", "acceptEdits", "plan")  # where Claude Code shows its permission prompt
 
@@ -126,12 +137,7 @@ class Claude(Host):
             return None
         tool_input = _object(event, "tool_input")
         if tool in self.FILE_TOOLS:
-            key = self.FILE_TOOLS[tool]
-            path = _command(tool_input.get(key), f"tool_input.{key}")
-            if "\0" in path:
-                raise BadEvent(f"the hook event's tool_input.{key} holds a NUL")
-            call = Call(tool, f"{tool} {path}", _cwd(event.get("cwd")), _session(event, "session_id"), "")
-            call.writes = path
+            call = self.file_call(event, tool, tool_input, _cwd(event.get("cwd")))
         elif tool == "Monitor" and tool_input.get("command") is None:
             return None  # a Monitor that watches a socket runs no command
         else:
@@ -174,15 +180,21 @@ class Codex(Host):
 
 
 class Gemini(Host):
-    """Gemini CLI's BeforeTool hook, for its run_shell_command tool. It reads stdout as JSON
+    """Gemini CLI's BeforeTool hook, for its run_shell_command tool (and write_file and replace,
+    for protected places: Host.FILE_TOOLS). It reads stdout as JSON
     whatever the exit code, and "ask" forces its confirmation dialog. The command runs in
     `dir_path` (relative to the project) when the call has one."""
 
     name, title, asks = "gemini", "Gemini CLI", True
+    FILE_TOOLS = {"write_file": "file_path", "replace": "file_path"}
 
     def read(self, event: dict) -> Call | None:
         _expect(event, "hook_event_name", "BeforeTool")
         tool = _tool(event, "tool_name")
+        if tool in self.FILE_TOOLS:
+            call = self.file_call(event, tool, _object(event, "tool_input"), _cwd(event.get("cwd")))
+            call.cannot_ask = self.headless()
+            return call
         if tool != "run_shell_command":
             return None
         tool_input = _object(event, "tool_input")
@@ -191,7 +203,38 @@ class Gemini(Host):
         call = Call(tool, command, cwd, _session(event, "session_id"))
         if tool_input.get("directory") is not None:  # the parameter's name before dir_path
             call.also = (_cwd(event.get("cwd"), tool_input.get("directory"), "tool_input.directory"),)
+        call.cannot_ask = self.headless()
         return call
+
+    PROGRAMS = ("gemini", "gemini.js", "gemini.mjs")  # `node …/bin/gemini`, `node …/bundle/gemini.js`
+    HEADLESS_FLAGS = ("-p", "--prompt")
+    ASKING_FLAGS = ("-i", "--prompt-interactive", "--acp", "--experimental-acp")  # a screen, or an IDE that asks
+
+    def headless(self) -> str | None:
+        """Why the Gemini CLI running this hook cannot ask, or None.
+
+        Headless (`gemini -p`, or with an input that is not a terminal, as its documentation
+        defines it), Gemini CLI still shows its confirmation on "ask", to nobody, and waits for
+        ever (seen with the real CLI, 0.61.0). The event does not say which mode it runs in, so
+        the process that runs the hook is found: the nearest one above the hook whose program
+        (one of its first three words) is gemini, read from /proc (core/process.py). Its flags say headless or not (`-i`
+        and an IDE's `--acp` ask), else its standard input does. Where no such process is found
+        (no /proc, a wrapper of another name), it cannot be told: then an ask is denied too,
+        since a hang would never end, and the reason says why."""
+        from gatekeep.core import process
+
+        for pid, argv in process.ancestors(process.ids()[1]):
+            if not any(os.path.basename(word) in self.PROGRAMS for word in argv[:3]):
+                continue
+            flags = [word.split("=", 1)[0] for word in argv[1:]]
+            if any(flag in self.ASKING_FLAGS for flag in flags):
+                return None
+            if any(flag in self.HEADLESS_FLAGS for flag in flags):
+                return "Gemini CLI runs headless here (-p), where it cannot ask"
+            if process.reads_a_terminal(pid) is False:
+                return "Gemini CLI runs headless here (its input is no terminal), where it cannot ask"
+            return None
+        return "gatekeep found no Gemini CLI process above its hook, so cannot tell whether it can ask"
 
     def answer(self, decision: str, reason: str) -> Answer:
         if decision == "allow":

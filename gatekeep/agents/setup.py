@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shlex
 import subprocess
 import sys
@@ -70,9 +71,9 @@ class Setup:
     def path(self) -> str:
         raise NotImplementedError
 
-    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         """The file's new text (None: delete it) from its `current` text (None: there is none);
-        `start` is how gatekeep is started (self.start())."""
+        `start` is how gatekeep is started (self.start()); `managed`: the file is managed_path()."""
         raise NotImplementedError
 
     def command(self, start: list[str]) -> str:
@@ -107,11 +108,11 @@ class JsonHooks(Setup):
 
     event = matcher = ""
 
-    def handler(self, start: list[str], previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict], managed: bool = False) -> dict:
         """gatekeep's handler; `previous`: the ones an earlier install wrote."""
         return {"type": "command", "command": self.command(start), "timeout": TIMEOUT_SECONDS}
 
-    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         settings = _json_object(current, self.path())
         groups = _list(_object(settings, "hooks", self.path()), self.event, self.path())
         kept, previous = [], []
@@ -125,8 +126,12 @@ class JsonHooks(Setup):
             if others or not handlers:
                 kept.append(group if len(others) == len(handlers) else {**group, "hooks": others})
         if not remove:
-            kept.append({"matcher": self.matcher, "hooks": [self.handler(start, previous)]})
-        return _dump(_put(settings, self.event, kept), self.path())
+            kept.append({"matcher": self.matcher, "hooks": [self.handler(start, previous, managed)]})
+        return _dump(self.finish(_put(settings, self.event, kept), remove, managed), self.path())
+
+    def finish(self, settings: dict, remove: bool, managed: bool) -> dict:
+        """The settings to write, once gatekeep's handler is in (or out)."""
+        return settings
 
 
 class Claude(JsonHooks):
@@ -159,7 +164,7 @@ class Claude(JsonHooks):
         older = isinstance(command, str) and "gatekeep" in command and "claude-hook" in command  # README's before
         return older or super().ours(command)
 
-    def handler(self, start: list[str], previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict], managed: bool = False) -> dict:
         handler = super().handler(start, previous)
         kept = any(h.get("onFailure") == "block" for h in previous)  # `claude` may be off PATH this time
         if kept or (claude_version() or ()) >= CLAUDE_ON_FAILURE:
@@ -177,12 +182,12 @@ class Codex(JsonHooks):
     def path(self) -> str:
         return os.path.join(_dir("CODEX_HOME", "~/.codex"), "hooks.json")
 
-    def handler(self, start: list[str], previous: list[dict]) -> dict:
+    def handler(self, start: list[str], previous: list[dict], managed: bool = False) -> dict:
         return {**super().handler(start, previous), "statusMessage": "gatekeep"}
 
 
 class Gemini(JsonHooks):
-    name, event, matcher = "gemini", "BeforeTool", "^run_shell_command$"
+    name, event, matcher = "gemini", "BeforeTool", "^(run_shell_command|write_file|replace)$"
 
     def off_switches(self, directory: str) -> list[str]:
         found = []
@@ -198,11 +203,37 @@ class Gemini(JsonHooks):
         return found
 
     def path(self) -> str:
-        return expand_home("~/.gemini/settings.json")
+        return os.path.join(_dir("GEMINI_CLI_HOME", "~"), ".gemini", "settings.json")
 
-    def handler(self, start: list[str], previous: list[dict]) -> dict:
+    def managed_path(self) -> str:
+        """The system settings file, which overrides the user's and the project's (its
+        documentation; $GEMINI_CLI_SYSTEM_SETTINGS_PATH moves it). Gemini CLI reads it only when
+        it and every directory above it are writable by root alone."""
+        default = "/Library/Application Support/GeminiCli" if sys.platform == "darwin" else "/etc/gemini-cli"
+        return absolute_env("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or os.path.join(default, "settings.json")
+
+    def handler(self, start: list[str], previous: list[dict], managed: bool = False) -> dict:
+        """The user's handler is named gatekeep. A project's `hooksConfig.disabled` (merged with
+        the system's) skips a hook by name: the managed one's is unguessable, kept across installs."""
         milliseconds = TIMEOUT_SECONDS * 1000  # Gemini CLI's unit
-        return {"type": "command", "name": "gatekeep", "command": self.command(start), "timeout": milliseconds}
+        name = "gatekeep"
+        if managed:
+            names = [h.get("name") for h in previous if str(h.get("name", "")).startswith("gatekeep-")]
+            name = names[0] if names else f"gatekeep-{secrets.token_hex(6)}"
+        return {"type": "command", "name": name, "command": self.command(start), "timeout": milliseconds}
+
+    def finish(self, settings: dict, remove: bool, managed: bool) -> dict:
+        """In the system settings, `hooksConfig.enabled: true`, which a project's `false` cannot
+        override (taken out again with the entry only if gatekeep's is all it holds)."""
+        if not managed:
+            return settings
+        config = settings.get("hooksConfig")
+        config = dict(config) if isinstance(config, dict) else {}
+        if remove:
+            if config == {"enabled": True}:
+                return {k: v for k, v in settings.items() if k != "hooksConfig"}
+            return settings
+        return {**settings, "hooksConfig": {**config, "enabled": True}}
 
 
 class Cursor(Setup):
@@ -213,7 +244,7 @@ class Cursor(Setup):
     def path(self) -> str:
         return expand_home("~/.cursor/hooks.json")
 
-    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         settings = _json_object(current, self.path())
         version = settings.setdefault("version", 1)
         if version != 1:
@@ -234,7 +265,7 @@ class Copilot(Setup):
     def path(self) -> str:
         return os.path.join(_dir("COPILOT_HOME", "~/.copilot"), "hooks", "gatekeep.json")
 
-    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         if remove:
             return None
         handler = {"type": "command", "bash": self.command(start), "timeoutSec": TIMEOUT_SECONDS}
@@ -250,7 +281,7 @@ class OpenCode(Setup):
     def path(self) -> str:
         return os.path.join(_dir("XDG_CONFIG_HOME", "~/.config"), "opencode", "plugins", "gatekeep.js")
 
-    def render(self, current: str | None, start: list[str], remove: bool) -> str | None:
+    def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         if remove:
             return None
         from gatekeep.core import jsontext, resources

@@ -193,7 +193,7 @@ def change_agent(agent: str, remove: bool, managed: bool = False) -> tuple[Path,
     current = _read(path) if path.exists() else None
     if remove and current is None:
         return path, "absent"
-    new = setup.render(current, setup.start(managed), remove)
+    new = setup.render(current, setup.start(managed), remove, managed)
     if _same(current, new):
         return path, "absent" if remove else "unchanged"
     if new is None or remove and _only_ours(setup, new) and _made_by_us(path):

@@ -47,3 +47,32 @@ def take_call() -> str | None:
 def may_be_recorded(record_id: str) -> bool:
     """Whether the record `record_id` may be in the log already (answer_call's `again`)."""
     return _again is not None and record_id == _again
+
+
+def ancestors(pid: int, limit: int = 8) -> list[tuple[int, list[str]]]:
+    """(pid, argv) of `pid` and its parents, nearest first, as /proc shows them; it stops at pid
+    1, after `limit`, or where /proc cannot be read (another user's process, no /proc)."""
+    found = []
+    while pid > 1 and len(found) < limit:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0")[:-1]]
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            break
+        found.append((pid, argv))
+        try:
+            pid = int(stat[stat.rindex(b")") + 2 :].split()[1])  # the name in ( ) may hold spaces
+        except (ValueError, IndexError):
+            break
+    return found
+
+
+def reads_a_terminal(pid: int) -> bool | None:
+    """Whether process `pid`'s standard input is a terminal; None when that cannot be read."""
+    try:
+        target = os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return None
+    return target.startswith(("/dev/pts/", "/dev/tty", "/dev/console"))
