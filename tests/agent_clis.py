@@ -22,6 +22,7 @@ STORE = ROOT / ".agent-clis"
 PINNED = {
     "claude": ("@anthropic-ai/claude-code", "2.1.328", "claude"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
+    "codex": ("@openai/codex", "0.169.0", "codex"),
 }
 INSTALL_SECONDS = 600
 

@@ -54,11 +54,32 @@ class FakeModel:
                 for block in content if isinstance(content, list) else []:
                     if isinstance(block, dict) and block.get("type") == "tool_result":
                         found.append(_text(block.get("content")))
+            for item in body.get("input", []) if isinstance(body.get("input"), list) else []:
+                if isinstance(item, dict) and item.get("type") == "function_call_output":
+                    found.append(_text(item.get("output")))
             for content in body.get("contents", []):
                 for part in content.get("parts", []) if isinstance(content, dict) else []:
                     if isinstance(part, dict) and "functionResponse" in part:
                         found.append(json.dumps(part["functionResponse"].get("response"), ensure_ascii=False))
         return list(dict.fromkeys(found))
+
+    def responses_reply(self, body: dict) -> dict:
+        """The OpenAI Responses API answer to `body` (Codex): a call of the function tool named
+        `self.tool`, until its output comes back."""
+        with self.lock:
+            self.requests.append(body)
+        tools = {t.get("name") for t in body.get("tools", []) if isinstance(t, dict)}
+        items = body.get("input", [])
+        answered = any(isinstance(i, dict) and i.get("type") == "function_call_output" for i in items)
+        n = len(self.requests)
+        if self.tool in tools and not answered:
+            arguments = json.dumps(self.tool_input)
+            output = [{"type": "function_call", "id": f"fc_fake_{n}", "call_id": "call_fake_1", "name": self.tool, "arguments": arguments, "status": "completed"}]
+        else:
+            content = [{"type": "output_text", "text": DONE_TEXT, "annotations": []}]
+            output = [{"type": "message", "id": f"msg_fake_{n}", "role": "assistant", "status": "completed", "content": content}]
+        usage = {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20, "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+        return {"id": f"resp_fake_{n}", "object": "response", "status": "completed", "model": body.get("model", "fake"), "output": output, "usage": usage}
 
     def gemini_reply(self, body: dict) -> dict:
         """The Gemini API answer to `body` (a generateContent request)."""
@@ -149,6 +170,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if ":" in path and "/models/" in path:
             return self._gemini(path.rsplit(":", 1)[1], raw)
+        if path.endswith("/responses"):
+            return self._responses(raw)
         if path.endswith("/messages/count_tokens"):
             return self._json({"input_tokens": 10})
         if not path.endswith("/messages"):
@@ -161,6 +184,22 @@ class _Handler(BaseHTTPRequestHandler):
         if not body.get("stream"):
             return self._json(message)
         text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _events(message))
+        self._send(text.encode(), "text/event-stream")
+
+    def _responses(self, raw: bytes) -> None:
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return self._json({"error": {"message": "not JSON", "type": "invalid_request_error"}}, 400)
+        response = self.model.responses_reply(body)
+        if not body.get("stream"):
+            return self._json(response)
+        events = [("response.created", {"type": "response.created", "response": {**response, "output": [], "status": "in_progress"}})]
+        for index, item in enumerate(response["output"]):
+            events.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": index, "item": item}))
+            events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}))
+        events.append(("response.completed", {"type": "response.completed", "response": response}))
+        text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
         self._send(text.encode(), "text/event-stream")
 
     def _gemini(self, method: str, raw: bytes) -> None:

@@ -94,7 +94,9 @@ def test_agent_install_says_which_file_and_twice_changes_nothing(isolated_home, 
     first = path.read_bytes()
     assert f"agent-hook {agent}".encode() in first
     assert main(["install", "--agent", agent, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"agent": agent, "file": str(path), "action": "unchanged"}
+    said = json.loads(capsys.readouterr().out)
+    assert {k: said[k] for k in ("agent", "file", "action")} == {"agent": agent, "file": str(path), "action": "unchanged"}
+    assert isinstance(said["notes"], list) and all(isinstance(n, str) for n in said["notes"])
     assert path.read_bytes() == first
     assert main(["install", "--agent", agent, "--remove"]) == 0
     assert "removed" in capsys.readouterr().out

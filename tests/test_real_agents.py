@@ -48,6 +48,18 @@ def gemini_cli() -> Path:
     return cli("gemini")
 
 
+@pytest.fixture(scope="module")
+def codex_cli() -> Path:
+    return cli("codex")
+
+
+@pytest.fixture
+def codex(codex_cli: Path, monkeypatch) -> Path:
+    """The command, on PATH as for its users (`install --agent codex` asks its app server to trust the hook)."""
+    monkeypatch.setenv("PATH", f"{codex_cli.parent}{os.pathsep}{os.environ['PATH']}")
+    return codex_cli
+
+
 @pytest.fixture
 def project(isolated_home: Path) -> Path:
     tree = isolated_home / "src" / "app"
@@ -56,8 +68,14 @@ def project(isolated_home: Path) -> Path:
     return tree
 
 
-def gatekeep(*args: str, wrap: list[str] = ()) -> subprocess.CompletedProcess:
-    done = subprocess.run([*wrap, *GATEKEEP, *args], capture_output=True, text=True, timeout=60)
+def gatekeep(*args: str, wrap: list[str] = (), python: Path | None = None) -> subprocess.CompletedProcess:
+    """Run gatekeep; `python`: through that interpreter (a link to this one, which a test removes
+    later to play a virtualenv that is gone), finding gatekeep where this process does."""
+    argv, env = [*wrap, *GATEKEEP, *args], None
+    if python is not None:
+        argv[len(wrap)] = str(python)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -142,6 +160,20 @@ def run_gemini(
         return _session([*argv, "--approval-mode", mode], env, project, model)
 
 
+def run_codex(codex: Path, project: Path, command: str = "", **call) -> Run:
+    """`codex exec` in `project` against the fake model (a provider set with -c, so that Codex's
+    config.toml holds only what install wrote), with its own sandbox and approvals off (its
+    sandbox needs a helper of its own in this environment): only gatekeep stands in the way."""
+    with FakeModel(command, tool="exec_command", tool_input=call.pop("tool_input", {"cmd": command}), **call) as model:
+        provider = f'{{name="fake", base_url="{model.url}/v1", wire_api="responses", env_key="FAKE_OPENAI_KEY"}}'
+        argv = [
+            str(codex), "exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox",
+            "-c", 'model="gpt-5-codex"', "-c", 'model_provider="fake"', "-c", f"model_providers.fake={provider}",
+            "Do the task.",
+        ]  # fmt: skip
+        return _session(argv, {"FAKE_OPENAI_KEY": "test-not-a-key"}, project, model)
+
+
 def gemini_settings() -> Path:
     """The user's Gemini CLI settings, holding the API-key sign-in it needs before anything runs."""
     root = Path(os.environ.get("GEMINI_CLI_HOME") or os.environ["HOME"])
@@ -154,23 +186,26 @@ def gemini_settings() -> Path:
 class Host:
     """How the common cases install and run one host's real CLI, headless and unable to ask."""
 
+    FIXTURES = {"claude": "claude", "gemini": "gemini_cli", "codex": "codex"}
+
     def __init__(self, name: str, request) -> None:
         self.name = name
-        self.binary = request.getfixturevalue("claude" if name == "claude" else "gemini_cli")
+        self.binary = request.getfixturevalue(self.FIXTURES[name])
 
-    def install(self) -> Path:
+    def install(self, python: Path | None = None) -> None:
         if self.name == "gemini":
             gemini_settings()
-        gatekeep("install", "--agent", self.name)
-        return Path(os.environ["HOME"]) / f".{self.name}" / "settings.json"
+        gatekeep("install", "--agent", self.name, python=python)
 
     def run(self, project: Path, command: str) -> Run:
         if self.name == "claude":
             return run_claude(self.binary, project, command, mode="bypassPermissions")
+        if self.name == "codex":
+            return run_codex(self.binary, project, command)
         return run_gemini(self.binary, project, command)
 
 
-HOSTS = ["claude", "gemini"]
+HOSTS = ["claude", "gemini", "codex"]
 
 
 @pytest.fixture(params=HOSTS)
@@ -218,12 +253,14 @@ def test_each_host_is_blocked_by_a_broken_policy(host, project):
     assert records()[-1]["outcome"] == "deny"
 
 
-def test_each_host_is_blocked_when_gatekeep_is_gone(host, project):
-    """The virtualenv the entry names was removed: the entry's `|| sh -c '…; exit 2'` blocks."""
-    settings_file = host.install()
-    text = settings_file.read_text()
-    assert sys.executable in text
-    settings_file.write_text(text.replace(sys.executable, "/nonexistent/venv/bin/python3"))
+def test_each_host_is_blocked_when_gatekeep_is_gone(host, project, tmp_path):
+    """Installed from a virtualenv that is removed later: the entry, unchanged (Codex still
+    trusts it), cannot start gatekeep, and its `|| sh -c '…; exit 2'` blocks."""
+    python = tmp_path / "venv" / "bin" / "python3"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    host.install(python=python)
+    python.unlink()
     run = host.run(project, "touch made")
     assert not (project / "made").exists(), run
     assert records() == []
@@ -390,3 +427,32 @@ def test_no_project_turns_geminis_managed_entry_off(gemini_cli, project, tmp_pat
     assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "deny")]
     gatekeep("install", "--agent", "gemini", "--managed", "--remove", wrap=wrap)
     assert not (system / "settings.json").exists()  # gatekeep made it, and nothing else is in it
+
+
+def test_codex_trusts_the_hook_install_wrote_and_again_after_a_reinstall(codex, project, tmp_path):
+    said = json.loads(gatekeep("install", "--agent", "codex", "--json").stdout)
+    assert said["action"] == "installed" and "trusts" in said["notes"][0], said
+    python = tmp_path / "other-venv" / "bin" / "python3"  # a reinstall from another virtualenv: a new hash
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    gatekeep("install", "--agent", "codex", python=python)
+    user_policy("deny:\n  - 'touch *'\n")
+    run = run_codex(codex, project, "touch denied-file")
+    assert not (project / "denied-file").exists(), run
+    assert [r["outcome"] for r in records()] == ["deny"]
+    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    assert check["ok"], check
+
+
+def test_an_untrusted_codex_hook_is_reported(codex_cli, project, monkeypatch):
+    """codex is not on PATH at install: the trust cannot be recorded, and both install and
+    doctor say so (Codex then runs its commands ungated, as the real CLI shows)."""
+    done = gatekeep("install", "--agent", "codex")
+    assert "WARNING" in done.stderr and "/hooks" in done.stdout + done.stderr
+    run = run_codex(codex_cli, project, "touch ungated")
+    assert (project / "ungated").exists() and not records(), run
+    monkeypatch.setenv("PATH", f"{codex_cli.parent}{os.pathsep}{os.environ['PATH']}")
+    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    assert not check["ok"] and "does not trust" in check["detail"], check

@@ -98,6 +98,30 @@ class Setup:
         and the user's), turns the user's hooks off, gatekeep's among them: one line each."""
         return []
 
+    def after_install(self, start: list[str]) -> list[str]:
+        """What must happen once the entry is written for the host to run it (done here where
+        gatekeep can do it); the lines to say. It never fails: what it could not do, it says."""
+        return list(self.notes)
+
+    def not_in_force(self) -> str | None:
+        """Why an installed entry does not run, where the host can say (doctor), or None."""
+        return None
+
+    def entries(self) -> list[str]:
+        """The commands of gatekeep's entries in the user's settings file."""
+        try:
+            with open(self.path(), encoding="utf-8") as f:
+                settings = loads(f.read(1 << 20))
+        except (OSError, ValueError):
+            return []
+        found = []
+        for groups in (settings.get("hooks") or {}).values() if isinstance(settings, dict) else ():
+            for group in groups if isinstance(groups, list) else ():
+                for handler in group.get("hooks", []) if isinstance(group, dict) else ():
+                    if isinstance(handler, dict) and self.ours(handler.get("command")):
+                        found.append(handler["command"])
+        return found
+
     def ours(self, command: object) -> bool:
         return isinstance(command, str) and f"agent-hook {self.name}" in command
 
@@ -173,11 +197,31 @@ class Claude(JsonHooks):
 
 
 class Codex(JsonHooks):
+    """Codex: hooks.json in $CODEX_HOME. It runs a new or changed hook only once trusted, which
+    install records itself through Codex's app server (codex_trust.py)."""
+
     name, event, matcher = "codex", "PreToolUse", "^Bash$"
-    notes = (
+    UNTRUSTED = (
         "Codex runs a new or changed hook only once you trust it: in Codex, type /hooks, choose the gatekeep hook"
-        " and press t. Until then Codex runs its commands ungated.",
+        " and press t. Until then Codex runs its commands ungated."
     )
+
+    def after_install(self, start: list[str]) -> list[str]:
+        from gatekeep.agents.codex_trust import CodexError, trust
+
+        try:
+            return [trust(self.command(start))]
+        except CodexError as e:
+            return [f"WARNING: gatekeep could not record Codex's trust in the hook ({e}).", self.UNTRUSTED]
+
+    def not_in_force(self) -> str | None:
+        from gatekeep.agents.codex_trust import status
+
+        for command in self.entries():
+            why = status(command)
+            if why is not None:
+                return why
+        return None
 
     def path(self) -> str:
         return os.path.join(_dir("CODEX_HOME", "~/.codex"), "hooks.json")
@@ -309,8 +353,14 @@ def check_agents(directory: str):
         installed.append(setup.title + (" (managed)" if held else ""))
         if not held:
             problems += [f"{setup.title}: {line}" for line in setup.off_switches(directory)]
+        why = setup.not_in_force()
+        if why is not None:
+            problems.append(f"{setup.title}: {why}")
     if problems:
-        fix = "take those settings out; for Claude Code, `sudo gatekeep install --agent claude --managed` cannot be turned off"
+        fix = (
+            "take those settings out (a managed entry, `sudo gatekeep install --agent claude --managed`, or gemini,"
+            " cannot be turned off); for Codex, run `gatekeep install --agent codex` again, or trust the hook in its /hooks"
+        )
         return Check("agents", False, "; ".join(problems) + ": gatekeep is off there", fix)
     detail = f"hook installed for {', '.join(installed)}; no setting here turns it off" if installed else "no agent hook installed"
     return Check("agents", True, detail)

@@ -216,7 +216,8 @@ def _only_ours(setup, text: str) -> bool:
 
 def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool = False) -> int:
     """Register (or take out) the hook with a coding agent; with `as_json`, one object: `agent`, `file`,
-    and `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none).
+    `action`: "installed", "unchanged" (already so), "removed" or "absent" (--remove found none),
+    and `notes`: what was done or must still be done for the host to run it (Setup.after_install).
 
     `managed` writes the machine's managed settings, which takes root: without it the write fails
     with the sudo line to run. The user's own entry may stay (a host runs one command once); the
@@ -231,8 +232,10 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
             again = f"sudo {shlex.quote(sys.argv[0])} install --agent {agent} --managed" + (" --remove" if remove else "")
             raise FatalError(f"{e}; the managed settings are the machine's: run {again}") from None
         raise
+    notes = [] if remove else setup.after_install(setup.start(managed))  # (Codex: its trust, recorded)
     if as_json:
-        click.echo(json.dumps({"agent": agent, "file": str(path), "action": action}, ensure_ascii=False))
+        said = {"agent": agent, "file": str(path), "action": action, "notes": notes}
+        click.echo(json.dumps(said, ensure_ascii=False))
         return EXIT_ALLOW
     said = {
         "installed": f"gatekeep hook registered with {setup.title} in {path}",
@@ -242,8 +245,8 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
     }
     click.echo(said[action])
     if not remove:
-        for note in setup.notes:
-            click.echo(note)
+        for note in notes:
+            click.echo(note, err=note.startswith("WARNING"))
         if managed:
             click.echo(f"every user's {setup.title} runs it, and no project or user setting can turn it off")
         else:
