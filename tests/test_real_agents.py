@@ -32,15 +32,27 @@ GATEKEEP = [sys.executable, "-m", "gatekeep"]
 
 
 @pytest.fixture(scope="module")
-def claude_cli() -> Path:
-    return cli("claude")
+def clis() -> dict[str, Path]:
+    """Each CLI's command, installed when first asked for."""
+    return {}
+
+
+def _on_path(name: str, clis: dict, monkeypatch) -> Path:
+    """The CLI's command, on PATH as for its users (install asks `claude --version`, and has
+    `codex app-server` record the hook's trust)."""
+    binary = clis.get(name) or clis.setdefault(name, cli(name))
+    monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
+    return binary
 
 
 @pytest.fixture
-def claude(claude_cli: Path, monkeypatch) -> Path:
-    """The command, on PATH as for its users (`install --agent claude` asks it its version)."""
-    monkeypatch.setenv("PATH", f"{claude_cli.parent}{os.pathsep}{os.environ['PATH']}")
-    return claude_cli
+def claude(clis, monkeypatch) -> Path:
+    return _on_path("claude", clis, monkeypatch)
+
+
+@pytest.fixture
+def codex(clis, monkeypatch) -> Path:
+    return _on_path("codex", clis, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +63,6 @@ def gemini_cli() -> Path:
 @pytest.fixture(scope="module")
 def codex_cli() -> Path:
     return cli("codex")
-
-
-@pytest.fixture
-def codex(codex_cli: Path, monkeypatch) -> Path:
-    """The command, on PATH as for its users (`install --agent codex` asks its app server to trust the hook)."""
-    monkeypatch.setenv("PATH", f"{codex_cli.parent}{os.pathsep}{os.environ['PATH']}")
-    return codex_cli
 
 
 @pytest.fixture
