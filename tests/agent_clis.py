@@ -23,6 +23,7 @@ PINNED = {
     "claude": ("@anthropic-ai/claude-code", "2.1.328", "claude"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
     "codex": ("@openai/codex", "0.169.0", "codex"),
+    "copilot": ("@github/copilot", "1.0.102", "copilot"),
 }
 INSTALL_SECONDS = 600
 

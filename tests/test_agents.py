@@ -73,10 +73,12 @@ def host_reads(agent: str, code: int, stdout: str, stderr: str) -> str:
         if code != 0 or not isinstance(out, dict):
             return BLOCK
         return {"allow": RUN, "ask": ASK}.get(out.get("permission"), BLOCK)
-    if agent == "copilot":  # §5.3-5.4: only JSON on exit 0 counts; a failing hook is skipped
-        if code != 0 or not isinstance(out, dict):
+    if agent == "copilot":  # 1.0.102, the real CLI (tests/test_real_agents.py): a failing hook blocks
+        if code != 0:
+            return BLOCK
+        if not isinstance(out, dict):
             return RUN
-        return BLOCK if out.get("permissionDecision") == "deny" else RUN
+        return {"deny": BLOCK, "ask": ASK}.get(out.get("permissionDecision"), RUN)
     if agent == "opencode":  # the plugin (agents/opencode.js): only an allow on exit 0 lets the call run
         return RUN if code == 0 and isinstance(out, dict) and out.get("decision") == "allow" else BLOCK
     raise AssertionError(agent)
@@ -193,7 +195,7 @@ SESSIONS = {
 }
 TOOLS = {"claude": "Bash", "codex": "Bash", "gemini": "run_shell_command", "cursor": "Shell", "copilot": "bash"}
 TOOLS["opencode"] = "bash"
-CAN_ASK = {"claude", "gemini", "cursor"}
+CAN_ASK = {"claude", "gemini", "cursor", "copilot"}
 
 
 def test_every_host_has_an_example_event():
@@ -229,7 +231,8 @@ def hook(agent: str, data: dict | bytes, *args: str, cwd: Path | None = None) ->
     argv = [*GATEKEEP, "agent-hook", agent, *args]
     if agent == "gemini":
         argv = as_gemini(argv)
-    return Result(agent, subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, timeout=60))
+    env = {**os.environ, "COPILOT_CLI_BINARY_VERSION": "1.0.102"}  # as Copilot CLI sets it for its hooks
+    return Result(agent, subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60))
 
 
 @pytest.fixture
@@ -347,7 +350,7 @@ def test_other_tools_pass_through_without_a_record(agent, data, audit_log):
 
 SHELLS_GATEKEEP_CANNOT_READ = [
     ("claude", claude_event(tool_name="PowerShell", tool_input={"command": "Remove-Item -Recurse C:/"}), ASK),
-    ("copilot", copilot_event(toolName="powershell", toolArgs='{"command": "Remove-Item -Recurse C:/"}'), BLOCK),
+    ("copilot", copilot_event(toolName="powershell", toolArgs='{"command": "Remove-Item -Recurse C:/"}'), ASK),
 ]
 
 
@@ -440,6 +443,18 @@ def test_geminis_file_tools_are_judged_only_for_protected_places(tool, file, hos
     assert audit_log.exists() == (host_does != RUN)
 
 
+@pytest.mark.parametrize("version, asks", [
+    ("1.0.102", True), ("1.0.110", True), ("1.2.0", True), ("2.0.0", True),
+    ("1.0.101", False), ("0.0.340", False), ("", False), ("1.0", False), ("1.0.102-beta", False),
+])  # fmt: skip
+def test_copilot_is_asked_only_by_a_version_that_honours_an_ask(version, asks, tmp_path, monkeypatch):
+    monkeypatch.setenv("COPILOT_CLI_BINARY_VERSION", version)
+    data = json.dumps(copilot_event("npm run build", str(tmp_path))).encode()
+    done = subprocess.run([*GATEKEEP, "agent-hook", "copilot"], input=data, capture_output=True, timeout=60)
+    result = Result("copilot", done)
+    assert result.host_does == (ASK if asks else BLOCK), result
+
+
 def test_claudes_monitor_tool_is_gated_like_bash(tmp_path):
     data = claude_event(tool_name="Monitor", tool_input={"command": "rm -rf ~", "persistent": True})
     assert hook("claude", data).host_does == BLOCK
@@ -452,8 +467,9 @@ def test_copilot_tool_args_may_be_a_json_string_or_an_object(args):
 
 @pytest.mark.parametrize("tool", ["Bash", "BASH", "PowerShell"])
 def test_copilot_shell_tools_are_gated_whatever_their_case(tool):
-    """cc-safety-net accepts "Bash" from Copilot too: a capital letter must not let a command past."""
-    assert hook("copilot", copilot_event("rm -rf ~", toolName=tool)).host_does == BLOCK
+    """cc-safety-net accepts "Bash" from Copilot too: a capital letter must not let a command past
+    (PowerShell, which gatekeep cannot read, is asked about)."""
+    assert hook("copilot", copilot_event("rm -rf ~", toolName=tool)).host_does == (ASK if tool == "PowerShell" else BLOCK)
 
 
 # --- failing closed, in each host's terms --------------------------------------------------------
@@ -556,7 +572,8 @@ def test_a_hook_that_hangs_answers_deny_by_itself_before_the_host_gives_up(agent
 
 # What each host would do with the bare command (no `|| ...`) when the interpreter is gone: the shell
 # exits 127 with "No such file or directory" on stderr. README's agent table says the same.
-BARE_COMMAND_MISSING = {"claude": RUN, "codex": RUN, "gemini": BLOCK, "cursor": BLOCK, "copilot": RUN}
+# (Copilot CLI 1.0.102 blocks on a failing hook; older versions skipped it, as the fallback assumes)
+BARE_COMMAND_MISSING = {"claude": RUN, "codex": RUN, "gemini": BLOCK, "cursor": BLOCK, "copilot": BLOCK}
 
 
 def _run_through_shell(command: str, event: dict) -> subprocess.CompletedProcess:

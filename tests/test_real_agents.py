@@ -65,6 +65,11 @@ def codex_cli() -> Path:
     return cli("codex")
 
 
+@pytest.fixture(scope="module")
+def copilot_cli() -> Path:
+    return cli("copilot")
+
+
 @pytest.fixture
 def project(isolated_home: Path) -> Path:
     tree = isolated_home / "src" / "app"
@@ -179,6 +184,22 @@ def run_codex(codex: Path, project: Path, command: str = "", **call) -> Run:
         return _session(argv, {"FAKE_OPENAI_KEY": "test-not-a-key"}, project, model)
 
 
+def run_copilot(copilot: Path, project: Path, command: str = "", **call) -> Run:
+    """`copilot -p` in `project` with every tool allowed (only gatekeep stands in the way),
+    offline, with the fake model as its own provider (BYOK, Anthropic's protocol)."""
+    with FakeModel(command, tool="bash", tool_input=call.pop("tool_input", {"command": command, "description": "x"})) as model:
+        env = {
+            "COPILOT_PROVIDER_BASE_URL": model.url,
+            "COPILOT_PROVIDER_TYPE": "anthropic",
+            "COPILOT_PROVIDER_API_KEY": "test-not-a-key",
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_MODEL": "claude-sonnet-4.5",
+            "COPILOT_AUTO_UPDATE": "false",
+        }
+        argv = [str(copilot), "-p", "Do the task.", "--allow-all-tools", "--no-color"]
+        return _session(argv, env, project, model)
+
+
 def gemini_settings() -> Path:
     """The user's Gemini CLI settings, holding the API-key sign-in it needs before anything runs."""
     root = Path(os.environ.get("GEMINI_CLI_HOME") or os.environ["HOME"])
@@ -191,7 +212,10 @@ def gemini_settings() -> Path:
 class Host:
     """How the common cases install and run one host's real CLI, headless and unable to ask."""
 
-    FIXTURES = {"claude": "claude", "gemini": "gemini_cli", "codex": "codex"}
+    FIXTURES = {"claude": "claude", "gemini": "gemini_cli", "codex": "codex", "copilot": "copilot_cli"}
+    # what the record says of a line that asks, in the mode run here: denied by gatekeep, or
+    # passed on to the host, which denies it by itself when nobody can answer (Copilot CLI)
+    ASKED = {"copilot": "ask"}
 
     def __init__(self, name: str, request) -> None:
         self.name = name
@@ -207,10 +231,12 @@ class Host:
             return run_claude(self.binary, project, command, mode="bypassPermissions")
         if self.name == "codex":
             return run_codex(self.binary, project, command)
+        if self.name == "copilot":
+            return run_copilot(self.binary, project, command)
         return run_gemini(self.binary, project, command)
 
 
-HOSTS = ["claude", "gemini", "codex"]
+HOSTS = ["claude", "gemini", "codex", "copilot"]
 
 
 @pytest.fixture(params=HOSTS)
@@ -239,8 +265,9 @@ def test_each_host_does_not_run_a_denied_or_asked_line_and_the_session_ends(host
     run = host.run(project, line)  # within RUN_SECONDS: a hang fails here
     assert not (project / "denied-file").exists(), run
     assert run.process.returncode == 0, run
-    assert [(r["decision"], r["outcome"]) for r in records()] == [(decision, "deny")]
-    assert any("gatekeep: blocked" in r for r in run.results), run
+    outcome = Host.ASKED.get(host.name, "deny") if decision == "ask" else "deny"
+    assert [(r["decision"], r["outcome"]) for r in records()] == [(decision, outcome)]
+    assert any("gatekeep: blocked" in r or "gatekeep: needs approval" in r for r in run.results), run
 
 
 def test_each_host_reads_no_secret(host, project):
@@ -248,7 +275,7 @@ def test_each_host_reads_no_secret(host, project):
     run = host.run(project, "cat .env")
     assert run.results and not any("hunter2" in r for r in run.results), run
     assert not any("hunter2" in json.dumps(body) for body in run.model.requests)
-    assert records()[-1]["outcome"] == "deny"
+    assert records()[-1]["outcome"] == Host.ASKED.get(host.name, "deny")
 
 
 def test_each_host_is_blocked_by_a_broken_policy(host, project):

@@ -17,9 +17,9 @@ source of each example event). The rules that follow from it:
   asked is denied, with the rule that would allow it.
 - Say deny in the channel the host cannot misread: Codex blocks on exit 2 with a
   reason on stderr (any JSON it finds malformed lets the call through); Copilot CLI
-  only reads JSON on stdout with exit 0 (any failing exit is "skip the hook", so
-  go ahead); Gemini CLI reads stdout as JSON whatever the exit code; Cursor gets
-  both its JSON and exit 2.
+  gets JSON on stdout with exit 0 (1.0.102 blocks on a failing exit, but its
+  documentation once said such a hook is skipped); Gemini CLI reads stdout as JSON
+  whatever the exit code; Cursor gets both its JSON and exit 2.
 - `fail` is what a problem of ours (a malformed event, a broken policy, a bug)
   answers, and it must block in that host's terms too: never Python's exit 1,
   which every host reads as "go ahead".
@@ -269,14 +269,18 @@ class Cursor(Host):
 
 class Copilot(Host):
     """GitHub Copilot CLI's preToolUse hook (camelCase events: toolName, toolArgs). Its hooks see
-    every tool, with no matcher. A failing hook (any exit but 0, a timeout) is skipped, never a
-    block, so every answer, failures included, is JSON on stdout with exit 0. Its documentation
-    disagrees with itself on whether "ask" is honoured on preToolUse ("only deny is processed"),
-    and an ask it ignored would let the command run: what would be asked is denied."""
+    every tool, with no matcher. Every answer, failures included, is JSON on stdout with exit 0:
+    1.0.102 blocks on a failing hook too, but its documentation once said a failing hook is
+    skipped. "ask" is honoured by 1.0.102 (it asks in a session, and denies by itself where it
+    cannot ask: seen with the real CLI), while the documentation disagrees with itself ("only
+    deny is processed") and an ask ignored would let the command run: so an ask is passed on only
+    to a Copilot CLI that says (COPILOT_CLI_BINARY_VERSION, in the hook's environment) it is at
+    least ASKS_FROM; to any other, what would be asked is denied."""
 
-    name, title = "copilot", "GitHub Copilot CLI"
-    fail_code = 0  # a failing exit is skipped: the deny must be an answer
+    name, title, asks = "copilot", "GitHub Copilot CLI", True
+    fail_code = 0  # a failing exit is skipped by some versions: the deny must be an answer
     SHELL_TOOLS = {"bash": "sh", "powershell": "PowerShell"}
+    ASKS_FROM = (1, 0, 102)  # the first version seen to honour "ask"
 
     def read(self, event: dict) -> Call | None:
         tool = _tool(event, "toolName")
@@ -292,12 +296,22 @@ class Copilot(Host):
             raise BadEvent("the preToolUse event's toolArgs is not an object")
         command = _command(args.get("command"), "toolArgs.command")
         shell = self.SHELL_TOOLS[tool.lower()]
-        return Call(tool, command, _cwd(event.get("cwd")), _session(event, "sessionId"), shell)
+        call = Call(tool, command, _cwd(event.get("cwd")), _session(event, "sessionId"), shell)
+        call.cannot_ask = self.cannot_ask(os.environ.get("COPILOT_CLI_BINARY_VERSION", ""))
+        return call
+
+    def cannot_ask(self, version: str) -> str | None:
+        parts = version.strip().split(".")
+        known = len(parts) == 3 and all(p.isdigit() for p in parts)
+        if known and tuple(int(p) for p in parts) >= self.ASKS_FROM:
+            return None
+        said = visible(version[:20]) if version else "its version unknown"
+        return f"GitHub Copilot CLI ({said}) may not honour an ask"
 
     def answer(self, decision: str, reason: str) -> Answer:
         if decision == "allow":
             return Answer()
-        return Answer(_json({"permissionDecision": "deny", "permissionDecisionReason": reason}))
+        return Answer(_json({"permissionDecision": decision, "permissionDecisionReason": reason}))
 
 
 class OpenCode(Host):
