@@ -184,10 +184,11 @@ def run_codex(codex: Path, project: Path, command: str = "", **call) -> Run:
         return _session(argv, {"FAKE_OPENAI_KEY": "test-not-a-key"}, project, model)
 
 
-def run_copilot(copilot: Path, project: Path, command: str = "", **call) -> Run:
+def run_copilot(copilot: Path, project: Path, command: str = "", *, flags: tuple[str, ...] = (), **call) -> Run:
     """`copilot -p` in `project` with every tool allowed (only gatekeep stands in the way),
     offline, with the fake model as its own provider (BYOK, Anthropic's protocol)."""
-    with FakeModel(command, tool="bash", tool_input=call.pop("tool_input", {"command": command, "description": "x"})) as model:
+    tool_input = call.pop("tool_input", {"command": command, "description": "x"})
+    with FakeModel(command, tool=call.pop("tool", "bash"), tool_input=tool_input) as model:
         env = {
             "COPILOT_PROVIDER_BASE_URL": model.url,
             "COPILOT_PROVIDER_TYPE": "anthropic",
@@ -196,7 +197,7 @@ def run_copilot(copilot: Path, project: Path, command: str = "", **call) -> Run:
             "COPILOT_MODEL": "claude-sonnet-4.5",
             "COPILOT_AUTO_UPDATE": "false",
         }
-        argv = [str(copilot), "-p", "Do the task.", "--allow-all-tools", "--no-color"]
+        argv = [str(copilot), "-p", "Do the task.", "--allow-all-tools", "--no-color", *flags]
         return _session(argv, env, project, model)
 
 
@@ -488,3 +489,31 @@ def test_an_untrusted_codex_hook_is_reported(codex_cli, project, monkeypatch):
     doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
     [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
     assert not check["ok"] and "does not trust" in check["detail"], check
+
+
+@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
+def test_a_project_that_turns_copilot_hooks_off_is_reported_by_doctor(copilot_cli, project, name):
+    gatekeep("install", "--agent", "copilot")
+    write(project / ".github" / "copilot" / name, '{"disableAllHooks": true}\n')
+    run = run_copilot(copilot_cli, project, "touch ungated", flags=("--trust-folder",))
+    assert (project / "ungated").exists() and not records(), run  # a trusted folder's setting wins
+    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    assert not check["ok"] and "disableAllHooks" in check["detail"], check
+
+
+@pytest.mark.parametrize("tool", ["create", "edit", "bash"])
+def test_copilot_cannot_write_the_settings_that_turn_gatekeep_off(copilot_cli, project, tool):
+    gatekeep("install", "--agent", "copilot")
+    target = project / ".github" / "copilot" / "settings.json"
+    off = '{"disableAllHooks": true}'
+    if tool == "edit":
+        write(target, '{"banner": "never"}')
+        tool_input = {"path": str(target), "old_str": '{"banner": "never"}', "new_str": off}
+    elif tool == "create":
+        tool_input = {"path": str(target), "file_text": off}
+    else:
+        tool_input = {"command": f"mkdir -p .github/copilot && echo '{off}' > .github/copilot/settings.json", "description": "x"}
+    run = run_copilot(copilot_cli, project, tool=tool, tool_input=tool_input)
+    assert not target.exists() or "disableAllHooks" not in target.read_text(), run
+    assert records()[-1]["outcome"] == "deny" and "coding agent's settings" in records()[-1]["reason"]

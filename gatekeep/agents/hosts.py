@@ -94,13 +94,13 @@ class Host:
     def answer(self, decision: str, reason: str) -> Answer:
         raise NotImplementedError
 
-    def file_call(self, event: dict, tool: str, tool_input: dict, cwd: str) -> Call:
+    def file_call(self, tool: str, tool_input: dict, cwd: str, session: str | None) -> Call:
         """The call of file tool `tool` (one of FILE_TOOLS): the file it writes, for the judge."""
-        key = self.FILE_TOOLS[tool]
+        key = self.FILE_TOOLS.get(tool) or self.FILE_TOOLS[tool.lower()]  # (Copilot's in any case)
         path = _command(tool_input.get(key), f"tool_input.{key}")
         if "\0" in path:
             raise BadEvent(f"the hook event's tool_input.{key} holds a NUL")
-        call = Call(tool, f"{tool} {path}", cwd, _session(event, "session_id"), "")
+        call = Call(tool, f"{tool} {path}", cwd, session, "")
         call.writes = path
         return call
 
@@ -137,7 +137,7 @@ class Claude(Host):
             return None
         tool_input = _object(event, "tool_input")
         if tool in self.FILE_TOOLS:
-            call = self.file_call(event, tool, tool_input, _cwd(event.get("cwd")))
+            call = self.file_call(tool, tool_input, _cwd(event.get("cwd")), _session(event, "session_id"))
         elif tool == "Monitor" and tool_input.get("command") is None:
             return None  # a Monitor that watches a socket runs no command
         else:
@@ -192,7 +192,8 @@ class Gemini(Host):
         _expect(event, "hook_event_name", "BeforeTool")
         tool = _tool(event, "tool_name")
         if tool in self.FILE_TOOLS:
-            call = self.file_call(event, tool, _object(event, "tool_input"), _cwd(event.get("cwd")))
+            session = _session(event, "session_id")
+            call = self.file_call(tool, _object(event, "tool_input"), _cwd(event.get("cwd")), session)
             call.cannot_ask = self.headless()
             return call
         if tool != "run_shell_command":
@@ -280,11 +281,13 @@ class Copilot(Host):
     name, title, asks = "copilot", "GitHub Copilot CLI", True
     fail_code = 0  # a failing exit is skipped by some versions: the deny must be an answer
     SHELL_TOOLS = {"bash": "sh", "powershell": "PowerShell"}
+    FILE_TOOLS = {"create": "path", "edit": "path"}
     ASKS_FROM = (1, 0, 102)  # the first version seen to honour "ask"
 
     def read(self, event: dict) -> Call | None:
         tool = _tool(event, "toolName")
-        if tool.lower() not in self.SHELL_TOOLS:  # documented lower-case; a "Bash" must not slip past
+        known = tool.lower()  # documented lower-case; a "Bash" must not slip past
+        if known not in self.SHELL_TOOLS and known not in self.FILE_TOOLS:
             return None
         args = event.get("toolArgs")
         if isinstance(args, str):  # documented as a JSON string; some builds send the object
@@ -294,9 +297,11 @@ class Copilot(Host):
                 raise BadEvent("the preToolUse event's toolArgs is not JSON") from None
         if not isinstance(args, dict):
             raise BadEvent("the preToolUse event's toolArgs is not an object")
-        command = _command(args.get("command"), "toolArgs.command")
-        shell = self.SHELL_TOOLS[tool.lower()]
-        call = Call(tool, command, _cwd(event.get("cwd")), _session(event, "sessionId"), shell)
+        cwd, session = _cwd(event.get("cwd")), _session(event, "sessionId")
+        if known in self.FILE_TOOLS:
+            call = self.file_call(tool, args, cwd, session)
+        else:
+            call = Call(tool, _command(args.get("command"), "toolArgs.command"), cwd, session, self.SHELL_TOOLS[known])
         call.cannot_ask = self.cannot_ask(os.environ.get("COPILOT_CLI_BINARY_VERSION", ""))
         return call
 

@@ -301,13 +301,23 @@ class Cursor(Setup):
 
 
 class Copilot(Setup):
-    """A hooks file of gatekeep's own in Copilot CLI's user hooks directory."""
+    """A hooks file of gatekeep's own in Copilot CLI's user hooks directory. A trusted folder's
+    `.github/copilot/settings.json` (or `settings.local.json`) with `disableAllHooks` turns it
+    off (seen with the real CLI, 1.0.102); doctor reports it."""
 
     name = "copilot"
     on_failure = f"echo {shlex.quote(COPILOT_FALLBACK)}"  # a failing hook is skipped: say deny instead
 
     def path(self) -> str:
         return os.path.join(_dir("COPILOT_HOME", "~/.copilot"), "hooks", "gatekeep.json")
+
+    def off_switches(self, directory: str) -> list[str]:
+        user = os.path.join(_dir("COPILOT_HOME", "~/.copilot"), "settings.json")
+        found = []
+        for path in (user, *_project_files(directory, ".github/copilot/settings.json", ".github/copilot/settings.local.json")):
+            if _settings(path).get("disableAllHooks") not in (None, False, "false"):
+                found.append(f"{path} sets disableAllHooks: Copilot CLI runs no hook")
+        return found
 
     def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         if remove:

@@ -51,7 +51,7 @@ CODE_CONFIG = (".gitconfig", ".npmrc", ".yarnrc", ".curlrc", ".wgetrc", ".netrc"
 AGENT_SETTINGS = (
     ".claude", ".gemini", ".codex", ".cursor", ".copilot", ".opencode", ".github",
     ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/config.toml",
-    ".codex/hooks.json", ".cursor/hooks.json", ".copilot/config.json", ".copilot/hooks/", ".github/hooks/",
+    ".codex/hooks.json", ".cursor/hooks.json", ".copilot/config.json", ".copilot/hooks/", ".github/hooks/", ".github/copilot/",
     ".opencode/plugin/", ".opencode/plugins/", "opencode.json", "opencode.jsonc",
 )  # fmt: skip
 # Raw disks: writing one destroys its file systems.
