@@ -101,6 +101,13 @@ def records() -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+def agents_check(project: Path, wrap: list[str] = ()) -> dict:
+    """doctor's check of the agents, run in `project`."""
+    doctor = subprocess.run([*wrap, *GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    return check
+
+
 def shadowed_etc(**mounts: Path) -> list[str]:
     """bwrap arguments: the machine as it is, but /etc a copy in memory of its entries, with each
     of `mounts` (a name in /etc: a directory) bound in (bubblewrap 0.8 has no overlay; its sources
@@ -327,8 +334,7 @@ def test_a_project_that_turns_hooks_off_is_reported_by_doctor(claude, installed,
     write(project / ".claude" / name, '{"disableAllHooks": true}\n')
     run = run_claude(claude, project, "touch ungated", mode="bypassPermissions")
     assert (project / "ungated").exists() and not records(), run  # what the managed entry is for
-    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
-    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    check = agents_check(project)
     assert not check["ok"] and "disableAllHooks" in check["detail"] and "--managed" in check["fix"]
 
 
@@ -344,8 +350,7 @@ def test_no_project_turns_the_managed_entry_off(claude, project, tmp_path, isola
     run = run_claude(claude, project, "mkdir ~/planted", mode="bypassPermissions", wrap=wrap)
     assert not (isolated_home / "planted").exists(), run
     assert [(r["decision"], r["outcome"]) for r in records()] == [("ask", "deny")]
-    doctor = subprocess.run([*wrap, *GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
-    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    check = agents_check(project, wrap)
     assert check["ok"] and "managed" in check["detail"], check
 
 
@@ -418,8 +423,7 @@ def test_a_project_that_turns_gemini_hooks_off_is_reported_by_doctor(gemini_cli,
     write(project / ".gemini" / "settings.json", json.dumps({"hooksConfig": switch}))
     run = run_gemini(gemini_cli, project, "touch ungated")
     assert (project / "ungated").exists() and not records(), run  # a trusted folder's settings win
-    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
-    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    check = agents_check(project)
     assert not check["ok"] and "hooksConfig" in check["detail"], check
 
 
@@ -473,8 +477,7 @@ def test_codex_trusts_the_hook_install_wrote_and_again_after_a_reinstall(codex, 
     run = run_codex(codex, project, "touch denied-file")
     assert not (project / "denied-file").exists(), run
     assert [r["outcome"] for r in records()] == ["deny"]
-    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
-    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    check = agents_check(project)
     assert check["ok"], check
 
 
@@ -486,8 +489,7 @@ def test_an_untrusted_codex_hook_is_reported(codex_cli, project, monkeypatch):
     run = run_codex(codex_cli, project, "touch ungated")
     assert (project / "ungated").exists() and not records(), run
     monkeypatch.setenv("PATH", f"{codex_cli.parent}{os.pathsep}{os.environ['PATH']}")
-    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
-    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    check = agents_check(project)
     assert not check["ok"] and "does not trust" in check["detail"], check
 
 
@@ -497,8 +499,7 @@ def test_a_project_that_turns_copilot_hooks_off_is_reported_by_doctor(copilot_cl
     write(project / ".github" / "copilot" / name, '{"disableAllHooks": true}\n')
     run = run_copilot(copilot_cli, project, "touch ungated", flags=("--trust-folder",))
     assert (project / "ungated").exists() and not records(), run  # a trusted folder's setting wins
-    doctor = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True)
-    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "agents"]
+    check = agents_check(project)
     assert not check["ok"] and "disableAllHooks" in check["detail"], check
 
 
