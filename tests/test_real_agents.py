@@ -306,6 +306,31 @@ def test_each_host_is_blocked_when_gatekeep_is_gone(host, project, tmp_path):
     assert records() == []
 
 
+# (host, the variable that moves its configuration, where the entry then is, under it)
+CONFIGURATION_ROOTS = [
+    ("claude", "CLAUDE_CONFIG_DIR", "settings.json"),
+    ("gemini", "GEMINI_CLI_HOME", ".gemini/settings.json"),
+    ("codex", "CODEX_HOME", "hooks.json"),
+    ("copilot", "COPILOT_HOME", "hooks/gatekeep.json"),
+]
+
+
+@pytest.mark.parametrize("name, variable, entry", CONFIGURATION_ROOTS)
+def test_each_hosts_configuration_root_is_honoured(name, variable, entry, request, project, tmp_path, monkeypatch):
+    root = tmp_path / "configuration-root"
+    monkeypatch.setenv(variable, str(root))
+    host = Host(name, request)
+    host.install()  # (Codex's trust goes into $CODEX_HOME/config.toml)
+    assert f"agent-hook {name}" in (root / entry).read_text()
+    assert not (Path(os.environ["HOME"]) / f".{name}").exists()
+    user_policy("deny:\n  - 'touch *'\n")
+    run = host.run(project, "touch denied-file")
+    assert not (project / "denied-file").exists(), run
+    assert [r["outcome"] for r in records()] == ["deny"]
+    gatekeep("install", "--agent", name, "--remove")
+    assert not (root / entry).exists() or f"agent-hook {name}" not in (root / entry).read_text()
+
+
 @pytest.fixture
 def installed(claude: Path) -> Path:
     """gatekeep's entry in the user's Claude Code settings, as `install --agent claude` writes it."""
@@ -377,19 +402,6 @@ def test_the_file_tools_pass_through_elsewhere(claude, installed, project):
     assert records() == []  # not gatekeep's to judge: no record
 
 
-def test_claude_config_dir_is_honoured(claude, project, tmp_path, monkeypatch):
-    config = tmp_path / "claude-config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    gatekeep("install", "--agent", "claude")
-    assert (config / "settings.json").exists()
-    user_policy("deny:\n  - 'touch *'\n")
-    run = run_claude(claude, project, "touch denied-file", mode="bypassPermissions")
-    assert not (project / "denied-file").exists(), run
-    assert [r["outcome"] for r in records()] == ["deny"]
-    gatekeep("install", "--agent", "claude", "--remove")
-    assert not (config / "settings.json").exists()
-
-
 def test_a_contained_line_runs_in_the_sandbox(claude, installed, project, isolated_home):
     from gatekeep.contain.sandbox import unavailable
 
@@ -401,19 +413,6 @@ def test_a_contained_line_runs_in_the_sandbox(claude, installed, project, isolat
     assert (project / "out.txt").read_text() == "built", run  # it ran, in the tree
     assert not (isolated_home / "escaped").exists(), run  # and could not write outside it
     assert [r["outcome"] for r in records()] == ["contained"]
-
-
-def test_gemini_cli_home_is_honoured(gemini_cli, project, tmp_path, monkeypatch):
-    root = tmp_path / "gemini-root"
-    monkeypatch.setenv("GEMINI_CLI_HOME", str(root))
-    gemini_settings()
-    gatekeep("install", "--agent", "gemini")
-    assert "agent-hook gemini" in (root / ".gemini" / "settings.json").read_text()
-    assert not (Path(os.environ["HOME"]) / ".gemini").exists()
-    user_policy("deny:\n  - 'touch *'\n")
-    run = run_gemini(gemini_cli, project, "touch denied-file")
-    assert not (project / "denied-file").exists(), run
-    assert [r["outcome"] for r in records()] == ["deny"]
 
 
 @pytest.mark.parametrize("switch", [{"enabled": False}, {"disabled": ["gatekeep"]}])
