@@ -16,10 +16,15 @@ only user setting, in a fresh git repository (bench_look_only.make_workspace):
 Under guard it also says how many of the lines workspace asks guard lets through: running the
 project's code and the network, which workspace asks about by definition.
 
+With --contain, the policy also says `sandbox: {contain: true}` (issue 39): a line gatekeep would
+run contained instead of asking (judge/gate.py) is counted apart, as `contained`, not as asked
+(an agent host that takes the contained command, or a terminal hook, runs it in the sandbox
+without a question); a destructive line it would contain is said apart from one it allows.
+
 Only the tuning part's asked lines can be listed (`--misses N`: the N commonest reasons, per
 posture); the held-out part only ever gives its figure.
 
-  python tests/bench/bench_postures.py LINES.jsonl [--limit N] [--misses N] [--posture P]
+  python tests/bench/bench_postures.py LINES.jsonl [--limit N] [--misses N] [--posture P] [--contain]
 """
 
 from __future__ import annotations
@@ -95,10 +100,19 @@ def decide_all(lines: list[str], policy_text: str, cwd: str) -> list[tuple[str, 
     return [(line, evaluate(line, policy, cwd, context)) for line in lines]
 
 
-def share(results, decision: str = "ask") -> str:
-    asked = sum(1 for _, v in results if v.decision != "allow") if decision == "ask" else 0
+def asks(verdict) -> bool:
+    """Whether the verdict puts a question: not allowed, and not run contained instead."""
+    return verdict.decision != "allow" and not (verdict.decision == "ask" and verdict.contain)
+
+
+def share(results, counted=asks) -> str:
+    n = sum(1 for _, v in results if counted(v))
     total = len(results) or 1
-    return f"{asked:>5} of {len(results):>5} = {100 * asked / total:5.1f}%"
+    return f"{n:>5} of {len(results):>5} = {100 * n / total:5.1f}%"
+
+
+def contained(verdict) -> bool:
+    return verdict.decision == "ask" and bool(verdict.contain)
 
 
 def main() -> int:
@@ -107,7 +121,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="only the first N lines")
     parser.add_argument("--misses", type=int, default=0, help="the N commonest reasons the tuning part asks")
     parser.add_argument("--posture", choices=POSTURES, action="append", help="only these postures")
+    parser.add_argument("--contain", action="store_true", help="with `sandbox: {contain: true}`")
     args = parser.parse_args()
+    sandbox = "sandbox:\n  contain: true\n" if args.contain else ""
     from tests.bench.bench_agent_lines import held_out, print_misses, read_lines
     from tests.security.test_corpus import GUARD_ALLOWS, _fill
 
@@ -117,27 +133,30 @@ def main() -> int:
     with in_a_fresh_repository("gatekeep-posture-") as cwd:
         print(f"{args.path}: {len(lines)} lines; the built-in policy and `posture: P`, in a fresh git repository")
         for posture in args.posture or POSTURES:
-            results = decide_all(lines, f"posture: {posture}\n", cwd)
+            results = decide_all(lines, f"posture: {posture}\n" + sandbox, cwd)
             tuning = [(line, v) for line, v in results if not held_out(line)]
             held = [(line, v) for line, v in results if held_out(line)]
-            bad = []
+            bad, boxed = [], 0
             for n, (policy_text, setup, line) in enumerate(destructive_lines()):
                 if posture == "guard" and line in GUARD_ALLOWS:
                     continue
                 where = set_up(Path(cwd).parent / f"{posture}-{n}", setup) if setup else cwd
                 os.chdir(where)
-                verdict = decide_all([_fill(line)], policy_text + f"posture: {posture}\n", where)[0][1]
+                verdict = decide_all([_fill(line)], policy_text + f"posture: {posture}\n" + sandbox, where)[0][1]
                 os.chdir(cwd)
                 if verdict.decision == "allow":
                     bad.append(line)
+                boxed += contained(verdict)
             goal = GOALS.get(posture)
             print(f"  {posture:<9} asked: tuning {share(tuning)}   held-out {share(held)}"
                   + (f"   (goal <= {goal:g}%)" if goal else ""))
-            print(f"  {'':<9} destructive lines allowed: {len(bad)} (goal 0)")
+            if args.contain:
+                print(f"  {'':<9} contained: tuning {share(tuning, contained)}   held-out {share(held, contained)}")
+            print(f"  {'':<9} destructive lines allowed: {len(bad)} (goal 0)" + (f"; contained: {boxed}" if args.contain else ""))
             for line in bad:
                 print(f"  {'':<11}{line[:150]!r}")
             failed = failed or bool(bad)
-            asked[posture] = {line for line, v in results if v.decision != "allow"}
+            asked[posture] = {line for line, v in results if asks(v)}
             if posture == "guard" and "workspace" in asked:
                 # what workspace asks and guard lets run: the project's code and the network, which
                 # workspace asks by definition (containment, issue 39, is the way to quiet them)
@@ -147,7 +166,7 @@ def main() -> int:
                 print(f"  {'':<9} of workspace's asks, guard allows (running code, the network): "
                       + "   ".join(f"{name} {n:>5} = {100 * n / total:5.1f}%" for name, (n, total) in zip(("tuning", "held-out"), counts)))
             if args.misses:
-                print_misses(tuning, args.misses, indent="    ")
+                print_misses([(line, v) for line, v in tuning if asks(v)], args.misses, indent="    ")
     return 1 if failed else 0
 
 
