@@ -20,7 +20,7 @@ import pytest
 from gatekeep.judge.gate import evaluate
 from gatekeep.record import audit
 from tests.conftest import policy_from, write
-from tests.test_agents import claude_event, codex_event, hook
+from tests.test_agents import EVENTS, claude_event, codex_event, hook
 
 CONTAIN = "posture: workspace\nsandbox:\n  contain: true\n"
 def _why_no_sandbox() -> str | None:
@@ -149,13 +149,37 @@ def test_a_secret_read_is_asked_not_contained(project, paths):
     assert "updatedInput" not in output
 
 
-def test_a_host_that_cannot_rewrite_the_command_gets_what_it_got_before(project, paths):
-    """Codex cannot ask nor take a new command: the line is denied, as without containment."""
+@pytest.mark.parametrize("agent, host_does, outcome", [("cursor", "ask", "ask"), ("opencode", "block", "deny")])
+def test_a_host_that_cannot_rewrite_the_command_gets_what_it_got_before(agent, host_does, outcome, project, paths):
+    """Cursor and OpenCode cannot take a new command: the line is asked, or denied where the
+    host cannot ask, as without containment."""
     _user_policy(CONTAIN)
-    result = hook("codex", codex_event("python3 reproduce.py", str(project)))
-    assert result.host_does == "block", result
+    result = hook(agent, EVENTS[agent]("python3 reproduce.py", str(project)))
+    assert result.host_does == host_does, result
     (record,) = audit.read_last(paths.audit_log, 10)
-    assert record["outcome"] == "deny"
+    assert record["outcome"] == outcome
+
+
+# where each host that takes a new command finds it in the hook's answer (all seen run by the
+# real CLIs: tests/test_real_agents.py)
+REWRITTEN = {
+    "claude": lambda answer: answer["hookSpecificOutput"]["updatedInput"]["command"],
+    "codex": lambda answer: answer["hookSpecificOutput"]["updatedInput"]["command"],
+    "gemini": lambda answer: answer["hookSpecificOutput"]["tool_input"]["command"],
+    "copilot": lambda answer: answer["modifiedArgs"]["command"],
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("agent", list(REWRITTEN))
+def test_each_host_that_takes_a_new_command_gets_the_contained_one(agent, project, paths):
+    _user_policy(CONTAIN)
+    result = hook(agent, EVENTS[agent]("python3 reproduce.py", str(project)))
+    assert result.host_does == "run" and result.code == 0, result
+    command = shlex.split(REWRITTEN[agent](json.loads(result.stdout)))
+    assert command[1:6] == ["-I", "-m", "gatekeep", "run", "--sandbox"] and command[-1] == "python3 reproduce.py"
+    (record,) = audit.read_last(paths.audit_log, 10)
+    assert record["outcome"] == "contained"
 
 
 def test_with_no_bubblewrap_the_line_is_asked(project, paths, monkeypatch):

@@ -402,14 +402,16 @@ def test_the_file_tools_pass_through_elsewhere(claude, installed, project):
     assert records() == []  # not gatekeep's to judge: no record
 
 
-def test_a_contained_line_runs_in_the_sandbox(claude, installed, project, isolated_home):
+def test_each_host_runs_a_contained_line_in_the_sandbox(host, project, isolated_home):
+    """With `sandbox.contain`, what would ask only for running the project's code is allowed with
+    the command replaced by `gatekeep run --sandbox -- bash -c …`, which every host here runs."""
     from gatekeep.contain.sandbox import unavailable
 
     if unavailable() is not None:
         pytest.skip(f"no sandbox here: {unavailable()}")
     user_policy("sandbox:\n  contain: true\n")
     write(project / "build.py", f"open('out.txt', 'w').write('built')\nopen({str(isolated_home / 'escaped')!r}, 'w')\n")
-    run = run_claude(claude, project, "python3 build.py", mode="bypassPermissions")
+    run = host.run(project, "python3 build.py")
     assert (project / "out.txt").read_text() == "built", run  # it ran, in the tree
     assert not (isolated_home / "escaped").exists(), run  # and could not write outside it
     assert [r["outcome"] for r in records()] == ["contained"]

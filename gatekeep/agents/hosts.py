@@ -167,16 +167,24 @@ class Codex(Host):
     form it never lets through."""
 
     name, title = "codex", "Codex"
+    rewrites = True  # hookSpecificOutput.updatedInput with an allow (its command is read; 0.169.0, the real CLI)
 
     def read(self, event: dict) -> Call | None:
         _expect(event, "hook_event_name", "PreToolUse")
         if _tool(event, "tool_name") != "Bash":
             return None
-        command = _command(_object(event, "tool_input").get("command"), "tool_input.command")
-        return Call("Bash", command, _cwd(event.get("cwd")), _session(event, "session_id"))
+        tool_input = _object(event, "tool_input")
+        command = _command(tool_input.get("command"), "tool_input.command")
+        call = Call("Bash", command, _cwd(event.get("cwd")), _session(event, "session_id"))
+        call.tool_input = tool_input
+        return call
 
     def answer(self, decision: str, reason: str) -> Answer:
         return Answer() if decision == "allow" else Answer(stderr=_line(reason), code=EXIT_BLOCK)
+
+    def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
+        output = {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": reason}
+        return Answer(_json({"hookSpecificOutput": {**output, "updatedInput": {"command": command}}}))
 
 
 class Gemini(Host):
@@ -186,6 +194,7 @@ class Gemini(Host):
     `dir_path` (relative to the project) when the call has one."""
 
     name, title, asks = "gemini", "Gemini CLI", True
+    rewrites = True  # hookSpecificOutput.tool_input (0.61.0, the real CLI)
     FILE_TOOLS = {"write_file": "file_path", "replace": "file_path"}
 
     def read(self, event: dict) -> Call | None:
@@ -202,6 +211,7 @@ class Gemini(Host):
         command = _command(tool_input.get("command"), "tool_input.command")
         cwd = _cwd(event.get("cwd"), tool_input.get("dir_path"), "tool_input.dir_path")
         call = Call(tool, command, cwd, _session(event, "session_id"))
+        call.tool_input = tool_input
         if tool_input.get("directory") is not None:  # the parameter's name before dir_path
             call.also = (_cwd(event.get("cwd"), tool_input.get("directory"), "tool_input.directory"),)
         call.cannot_ask = self.headless()
@@ -242,6 +252,11 @@ class Gemini(Host):
             return Answer()  # no output: Gemini CLI's own policy and confirmation still apply
         return Answer(_json({"decision": decision, "reason": reason, "systemMessage": reason}))
 
+    def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
+        """hookSpecificOutput.tool_input is merged over the call's arguments (its dir_path stays)."""
+        specific = {"hookEventName": "BeforeTool", "tool_input": {"command": command}}
+        return Answer(_json({"decision": "allow", "reason": reason, "hookSpecificOutput": specific}))
+
 
 class Cursor(Host):
     """Cursor's beforeShellExecution hook (the IDE agent and cursor-agent). Installed with
@@ -279,6 +294,7 @@ class Copilot(Host):
     least ASKS_FROM; to any other, what would be asked is denied."""
 
     name, title, asks = "copilot", "GitHub Copilot CLI", True
+    rewrites = True  # modifiedArgs with an allow (1.0.102, the real CLI)
     fail_code = 0  # a failing exit is skipped by some versions: the deny must be an answer
     SHELL_TOOLS = {"bash": "sh", "powershell": "PowerShell"}
     FILE_TOOLS = {"create": "path", "edit": "path"}
@@ -302,6 +318,7 @@ class Copilot(Host):
             call = self.file_call(tool, args, cwd, session)
         else:
             call = Call(tool, _command(args.get("command"), "toolArgs.command"), cwd, session, self.SHELL_TOOLS[known])
+            call.tool_input = args if known == "bash" else None
         call.cannot_ask = self.cannot_ask(os.environ.get("COPILOT_CLI_BINARY_VERSION", ""))
         return call
 
@@ -317,6 +334,10 @@ class Copilot(Host):
         if decision == "allow":
             return Answer()
         return Answer(_json({"permissionDecision": decision, "permissionDecisionReason": reason}))
+
+    def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
+        args = {**(call.tool_input or {}), "command": command}  # modifiedArgs replaces the arguments
+        return Answer(_json({"permissionDecision": "allow", "permissionDecisionReason": reason, "modifiedArgs": args}))
 
 
 class OpenCode(Host):
