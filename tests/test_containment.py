@@ -50,6 +50,10 @@ LINES = [
     ("npx tsc --noEmit", True),
     ("make", True),
     ("python3 -c 'print(1)'", True),
+    ("PYTHONPATH=. python3 reproduce.py", True),  # what the variable makes run is contained too
+    ("PYTHONPATH=src LD_PRELOAD=./x.so pytest -q", True),
+    ("PYTHONPATH=. cat .env", False),  # a secret, whatever else
+    ("PYTHONPATH=. rm -rf ~/old", False),
     ("cat > fix.py <<'EOF'\nprint(2)\nEOF\npython3 fix.py", True),
     ("cat .env", False),  # a secret: a sandbox that hides it would not make it safe
     ("grep -r TOKEN .", True),  # a tree holding one: the sandbox hides it, and the search goes on

@@ -26,7 +26,7 @@ from gatekeep.judge.match import Matches, Rule
 from gatekeep.judge.policy import Policy, read_regular
 from gatekeep.judge.readonly import is_read_only
 from gatekeep.judge.writes import HARMLESS, WriteContext, argument_writes, judge, judge_removal
-from gatekeep.name.normalize import DIRECTORY_CHANGERS, Normalized
+from gatekeep.name.normalize import CHANGES_WHAT_RUNS, DIRECTORY_CHANGERS, Normalized
 from gatekeep.read.line import UNCERTAIN
 from gatekeep.read.parse import FunctionDef, ParseResult
 
@@ -147,6 +147,8 @@ def _decide_command(
 ) -> CommandVerdict:
     if normalized.unchecked:
         return CommandVerdict(normalized, "deny", None, f"is denied: {normalized.unchecked}", firm=True)
+    if contained and normalized.not_allowable:
+        normalized = _without_code_variables(normalized)
     redirects = [(r.target, r.dynamic) for r in normalized.command.redirects if r.writes_file]
     # (the forms place() adds resolve relative words for rules: a sed script there looks like a path)
     forms = [f for f in normalized.deny_forms if f not in normalized.resolved_forms]
@@ -219,6 +221,19 @@ def _decide_command(
         where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
         return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
     return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _without_code_variables(normalized: Normalized) -> Normalized:
+    """The command judged without the variables set for it that change what it runs (`PYTHONPATH=.
+    pytest`, `LD_PRELOAD=./x.so ls`), where it runs contained: whatever they make run is held by
+    the sandbox as the command is. Its deny and ask rules were matched with them (the caller's
+    `matches`); the verdict's text still names them. Other reasons stand."""
+    if not all(r.endswith(CHANGES_WHAT_RUNS) for r in normalized.not_allowable):
+        return normalized
+    from gatekeep.name.normalize import normalize
+
+    command = normalized.command._replace(assignments=())
+    return normalize(command)._replace(command=normalized.command, directories=normalized.directories)
 
 
 def _guard_inline(normalized: Normalized, policy: Policy, writes: WriteContext) -> bool:

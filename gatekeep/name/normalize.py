@@ -38,6 +38,9 @@ from gatekeep.read.parse import SimpleCommand
 from gatekeep.read.shellwords import Word
 
 # Tools for which `tool *` would allow anything at all: suggest the exact command.
+# why a variable set for a command keeps any rule from allowing it (not_allowable); in the sandbox,
+# where whatever it makes run is contained too, it does not count (judge/decide.py)
+CHANGES_WHAT_RUNS = "= changes what the command runs"
 TOO_BROAD = frozenset(
     "python python3 python2 node deno bun tsx ts-node ruby perl php lua Rscript java rm dd mv cp chmod chown curl wget ssh scp "
     "rsync nc ncat socat kill pkill killall shred truncate mkfs crontab at git npm npx pnpm yarn make".split()
@@ -116,7 +119,7 @@ def normalize(command: SimpleCommand) -> Normalized:
     wrapped = argv[: len(argv) - len(inner)] if inner else argv
     unsafe = [a for a in wrapped if (m := ASSIGNMENT.match(a)) and not _harmless(m.group(1))]
     if unsafe:  # `sudo LD_PRELOAD=x cmd`, `env PATH=/tmp cmd`: set for the command inside
-        why_not += (f"{ASSIGNMENT.match(unsafe[0]).group(1)}= changes what the command runs",)
+        why_not += (f"{ASSIGNMENT.match(unsafe[0]).group(1)}{CHANGES_WHAT_RUNS}",)
     if allow_form and allow_form[0] == "xargs" and len(inner) < len(allow_form):
         # `xargs CMD`: CMD must be allowed on its own, with arguments nobody can see yet
         reentry = _xargs_script(list(allow_form[1 : len(allow_form) - len(inner)]), inner)
@@ -466,7 +469,7 @@ def _allow_form(command: SimpleCommand) -> tuple[tuple[str, ...] | None, tuple[s
         m = ASSIGNMENT.match(assignment)
         variable = m.group(1) if m else assignment
         if not _harmless(variable):
-            return None, (f"{variable}= changes what the command runs",)
+            return None, (f"{variable}{CHANGES_WHAT_RUNS}",)
     words = list(command.words)
     # a wrapper by its name alone: `./nice make` runs a file of the project, never nice
     while words and not words[0].dynamic and "/" not in words[0].value and wrapper_of(words[0].value):
