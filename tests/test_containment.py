@@ -54,6 +54,15 @@ LINES = [
     ("PYTHONPATH=src LD_PRELOAD=./x.so pytest -q", True),
     ("PYTHONPATH=. cat .env", False),  # a secret, whatever else
     ("PYTHONPATH=. rm -rf ~/old", False),
+    # the sandbox's shell is the line's own: an export there ends with it
+    ("export PYTHONPATH=$PYTHONPATH:$(pwd)\npython3 reproduce.py", True),
+    ("export PATH=/opt/evil:$PATH && make", True),
+    # any program runs as the project's code does, held to the tree
+    ("/opt/ci/runtests.py backends.sqlite", True),
+    ("frobnicate --all", True),
+    ("python3 -u reproduce.py", True),
+    ("python3 -Z reproduce.py", False),  # an option the data does not know, of a tool it knows
+    ("sudo frobnicate", False),
     ("cat > fix.py <<'EOF'\nprint(2)\nEOF\npython3 fix.py", True),
     ("cat .env", False),  # a secret: a sandbox that hides it would not make it safe
     ("grep -r TOKEN .", True),  # a tree holding one: the sandbox hides it, and the search goes on
@@ -266,3 +275,21 @@ def test_no_question_offers_containment_without_bubblewrap(shell_home, name):
     finally:
         shell.close()
     assert not (shell_home / "work" / "made.txt").exists()
+
+
+# a word's part after `=` is judged as a path only after a key (`if=`, `--file=`): sed's `s/a/>=/`
+# names no path, let alone the root directory that holds /proc/*/environ
+READ_PIECES = [
+    ("sed -i 's/>/>=/' reproduce.py", "allow"),
+    ("sed -i '5017s/a/b=\\/c/' reproduce.py", "allow"),
+    ("dd if=.env of=copy", "ask"),
+    ("docker run --env-file=.env image", "ask"),
+    ("awk -v f=.env 1 reproduce.py", "ask"),
+    ("java -Dcreds=~/.aws/credentials -jar a.jar", "ask"),
+]
+
+
+@pytest.mark.parametrize("line, decision", READ_PIECES)
+def test_only_a_value_after_a_key_is_read_as_a_path(project, line, decision):
+    verdict = evaluate(line, policy_from("posture: guard\n"), str(project))
+    assert verdict.decision == decision, verdict.reason

@@ -178,6 +178,8 @@ def _decide_command(
         return CommandVerdict(normalized, "deny", None, _read_why(secret))
     for decision in ("deny", "ask"):
         rule = getattr(matches, decision)
+        if contained and decision == "ask" and rule is not None and _session_variable(rule):
+            rule = None  # (`export PYTHONPATH=…`) the contained line's shell is its own, and ends with it
         if rule is not None:
             why = "is denied" if decision == "deny" else "needs approval"
             firm = decision == "deny" and rule.layer == "built-in"
@@ -210,7 +212,7 @@ def _decide_command(
     if policy.posture != "strict":
         from gatekeep.judge.posture import allows
 
-        why = allows(normalized, policy, writes, targets, lambda t: _through_links(t, links, own))
+        why = allows(normalized, policy, writes, targets, lambda t: _through_links(t, links, own), contained)
         if why is not None:
             return CommandVerdict(normalized, "allow", None, why)
     layer = policy.default_layer
@@ -221,6 +223,16 @@ def _decide_command(
         where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
         return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
     return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _session_variable(rule) -> bool:
+    """Whether `rule` is one of the built-in policy's asks about a variable that changes what later
+    commands of the session run (`PYTHONPATH=*`, `PATH=*`): in the sandbox a line runs in a shell
+    of its own, which ends with it, so there is no later session for it to change."""
+    from gatekeep.name.variables import changes_what_runs
+
+    name, equals, rest = rule.pattern.partition("=")
+    return rule.layer == "built-in" and equals == "=" and rest == "*" and name.isidentifier() and changes_what_runs(name)
 
 
 def _without_code_variables(normalized: Normalized) -> Normalized:

@@ -85,12 +85,17 @@ def boundary(cwd: str, policy, paths) -> tuple[str | None, tuple[str, ...] | Non
     return workspace, places
 
 
-def allows(normalized, policy, writes, targets=(), through=lambda target: []) -> str | None:
+def allows(normalized, policy, writes, targets=(), through=lambda target: [], contained: bool = False) -> str | None:
     """Why the posture allows `normalized`, a command that reached the default with nothing
     against it (decide.py judged rules, protected writes, loss, secrets and code places first,
     and `targets`, the (path, dynamic) pairs it writes, against the boundary; `through` gives the
     places a path reaches through the links the line makes); None when it
-    asks as before."""
+    asks as before.
+
+    `contained`: guard judges it for the sandbox (judge/gate.py), where any program runs as the
+    project's code does, held to the working tree: a program the data does not know, or one
+    named by a path outside the tree (`/testbed/tests/runtests.py`), counts as known there. An
+    option the data does not know of a tool it knows still asks: what it does is unknown."""
     if policy.posture == "strict" or policy.default != "ask":
         return None
     form = normalized.allow_form
@@ -99,7 +104,7 @@ def allows(normalized, policy, writes, targets=(), through=lambda target: []) ->
     if not normalized.command.argv:  # `SERVER_PID=$!`, `NODE_ENV=test`: the shell's own variables
         return _assignments(normalized)
     if "/" in form[0] and not (policy.posture == "guard" and os.path.dirname(form[0]) in SYSTEM_PROGRAMS):
-        return _guard_program(normalized, policy, writes, targets)  # `./cp`: a path can be any program
+        return _guard_program(normalized, policy, writes, targets, contained)  # `./cp`: a path can be any program
     if "/" in form[0]:  # `/usr/bin/python3 x.py`: under guard, judged as the tool of that name
         form = (os.path.basename(form[0]), *form[1:])
         normalized = normalized._replace(allow_form=form)
@@ -121,7 +126,7 @@ def allows(normalized, policy, writes, targets=(), through=lambda target: []) ->
     if not _stays_inside(touched, normalized, writes) or _names_secret([*targets, *touched], normalized, policy, writes):
         return None
     if policy.posture == "guard":
-        return _guard(normalized, facts, writes, [*targets, *touched])
+        return _guard(normalized, facts, writes, [*targets, *touched], contained)
     return _workspace(normalized, facts, writes)
 
 
@@ -195,10 +200,11 @@ def _assignments(normalized) -> str | None:
     return "as the posture allows: it sets the shell's own variables"
 
 
-def _guard_program(normalized, policy, writes, targets) -> str | None:
+def _guard_program(normalized, policy, writes, targets, contained: bool = False) -> str | None:
     """A command word that is a path: under guard, a program file inside the working tree runs as
-    project code does (`./run.sh`); anything else asks, in every posture."""
-    if policy.posture != "guard" or not _known_program(normalized.allow_form, writes):
+    project code does (`./run.sh`), and any program does in the sandbox; anything else asks, in
+    every posture."""
+    if policy.posture != "guard" or not (contained or _known_program(normalized.allow_form, writes)):
         return None
     if not _stays_inside([], normalized, writes) or _names_secret(list(targets), normalized, policy, writes):
         return None
@@ -228,9 +234,9 @@ def _names_secret(words, normalized, policy, writes) -> bool:
     )
 
 
-def _guard(normalized, facts, writes, touched) -> str | None:
+def _guard(normalized, facts, writes, touched, contained: bool = False) -> str | None:
     run_as = any(f and f[0].rsplit("/", 1)[-1] in AS_ANOTHER_USER for f in normalized.deny_forms)
-    if facts.effect == "system" or run_as or not _known_program(normalized.allow_form, writes):
+    if facts.effect == "system" or run_as or not (contained or _known_program(normalized.allow_form, writes)):
         return None
     if writes.workspace is None and touched:
         return None  # no working tree: every change asks (the line's directory is no project)

@@ -23,7 +23,10 @@ command (Claude Code); a destructive line it would contain is counted apart from
 Projects are split into a tuning part (3 in 4) and a held-out part (1 in 4) by a hash of their
 name; only figures are printed for either.
 
-  python tests/bench/bench_replay.py LINES.jsonl [--posture P] [--limit N] [--contain]
+With --misses N, the N commonest reasons the tuning projects still ask after their warm-up (never
+the held-out ones').
+
+  python tests/bench/bench_replay.py LINES.jsonl [--posture P] [--limit N] [--contain] [--misses N]
 """
 
 from __future__ import annotations
@@ -52,9 +55,12 @@ def projects(path: str, limit: int | None) -> dict[str, list[str]]:
     return found
 
 
-def replay(lines: list[str], posture: str, cwd: str, contain: bool = False) -> tuple[int, int, list[str]]:
+def replay(
+    lines: list[str], posture: str, cwd: str, contain: bool = False, questions: list | None = None
+) -> tuple[int, int, list[str]]:
     """(questions after the warm-up, lines after it, the rules learned) for one project; with
-    `contain`, a line gatekeep would run contained is no question."""
+    `contain`, a line gatekeep would run contained is no question. `questions`, if given, gets
+    each question after the warm-up, as (line, verdict)."""
     from gatekeep.judge.gate import evaluate, write_context
     from tests.conftest import policy_from
 
@@ -73,6 +79,8 @@ def replay(lines: list[str], posture: str, cwd: str, contain: bool = False) -> t
             continue  # run contained: no question, nothing learned
         if n >= WARM_UP:
             asked += verdict.decision == "ask"
+            if questions is not None and verdict.decision == "ask":
+                questions.append((line, verdict))
         if verdict.decision == "ask" and verdict.suggestions and verdict.suggestions[0] not in rules:
             rules.append(verdict.suggestions[0])
             policy = policy_now()
@@ -95,8 +103,9 @@ def main() -> int:
     parser.add_argument("--posture", choices=("strict", "workspace", "guard"), action="append")
     parser.add_argument("--limit", type=int, help="only the first N lines of the file")
     parser.add_argument("--contain", action="store_true", help="with `sandbox: {contain: true}`")
+    parser.add_argument("--misses", type=int, default=0, help="the N commonest reasons the tuning projects ask")
     args = parser.parse_args()
-    from tests.bench.bench_agent_lines import held_out
+    from tests.bench.bench_agent_lines import held_out, print_misses
     from gatekeep.judge.gate import evaluate
     from tests.bench.bench_postures import destructive_lines, in_a_fresh_repository
     from tests.security.test_corpus import GUARD_ALLOWS, _fill
@@ -109,8 +118,10 @@ def main() -> int:
         for posture in args.posture or ("strict", "workspace", "guard"):
             parts = {"tuning": [0, 0, 0, 0], "held-out": [0, 0, 0, 0]}  # asked, counted, rules, exact
             through, contained = set(), set()
+            tuning_questions: list = []
             for name, lines in sorted(long.items()):
-                asked, counted, rules = replay(lines, posture, cwd, args.contain)
+                mine = None if held_out(name) else tuning_questions  # held-out projects give figures only
+                asked, counted, rules = replay(lines, posture, cwd, args.contain, mine)
                 part = parts["held-out" if held_out(name) else "tuning"]
                 part[0] += asked
                 part[1] += counted
@@ -138,6 +149,8 @@ def main() -> int:
             for line in sorted(through):
                 print(f"  {'':<11}{line[:150]!r}")
             failed = failed or bool(through)
+            if args.misses:
+                print_misses(tuning_questions, args.misses, indent="    ")
     return 1 if failed else 0
 
 
