@@ -57,6 +57,11 @@ LINES = [
     # the sandbox's shell is the line's own: an export there ends with it
     ("export PYTHONPATH=$PYTHONPATH:$(pwd)\npython3 reproduce.py", True),
     ("export PATH=/opt/evil:$PATH && make", True),
+    # a variable whose value is a command line: text gatekeep does not judge, which may lose work
+    ("GIT_SSH_COMMAND='rm -rf build' git status", False),
+    ("PAGER='sh -c id' git log", False),
+    ("export GIT_EXTERNAL_DIFF=./x.sh && git diff", False),
+    ("PYTHONPATH=. pip install -r requirements.txt", False),  # the network, off
     # any program runs as the project's code does, held to the tree
     ("/opt/ci/runtests.py backends.sqlite", True),
     ("frobnicate --all", True),

@@ -229,19 +229,23 @@ def _session_variable(rule) -> bool:
     """Whether `rule` is one of the built-in policy's asks about a variable that changes what later
     commands of the session run (`PYTHONPATH=*`, `PATH=*`): in the sandbox a line runs in a shell
     of its own, which ends with it, so there is no later session for it to change."""
-    from gatekeep.name.variables import changes_what_runs
+    from gatekeep.name.variables import names_files_only
 
     name, equals, rest = rule.pattern.partition("=")
-    return rule.layer == "built-in" and equals == "=" and rest == "*" and name.isidentifier() and changes_what_runs(name)
+    return rule.layer == "built-in" and equals == "=" and rest == "*" and name.isidentifier() and names_files_only(name)
 
 
 def _without_code_variables(normalized: Normalized) -> Normalized:
-    """The command judged without the variables set for it that change what it runs (`PYTHONPATH=.
-    pytest`, `LD_PRELOAD=./x.so ls`), where it runs contained: whatever they make run is held by
-    the sandbox as the command is. Its deny and ask rules were matched with them (the caller's
-    `matches`); the verdict's text still names them. Other reasons stand."""
-    if not all(r.endswith(CHANGES_WHAT_RUNS) for r in normalized.not_allowable):
-        return normalized
+    """The command judged without the variables set for it that change what it runs through the
+    files they name (`PYTHONPATH=. pytest`, `LD_PRELOAD=./x.so ls`: variables.names_files_only),
+    where it runs contained: what they make run is held by the sandbox as the command is. Its
+    deny and ask rules were matched with them (the caller's `matches`); the verdict's text still
+    names them. Other reasons, and a variable whose value is a command line, stand."""
+    from gatekeep.name.variables import names_files_only
+
+    named = [r[: -len(CHANGES_WHAT_RUNS)] if r.endswith(CHANGES_WHAT_RUNS) else "" for r in normalized.not_allowable]
+    if not all(names_files_only(name) for name in named):
+        return normalized  # (a command line in GIT_SSH_COMMAND, PAGER: text that may lose work)
     from gatekeep.name.normalize import normalize
 
     command = normalized.command._replace(assignments=())

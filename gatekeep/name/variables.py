@@ -51,3 +51,19 @@ def changes_what_runs(name: str) -> bool:
     if name in _GIT_PEOPLE:
         return False
     return name in _EXACT or name.startswith(_PREFIXES)
+
+
+# Of those, the ones whose value only names files and directories (search paths, libraries,
+# start-up files) or options that load them: in the sandbox, where what they name is held as the
+# command is, they may be set (judge/decide.py). Not the ones whose value is a command line
+# (GIT_SSH_COMMAND, PAGER, EDITOR, GIT_EXTERNAL_DIFF, LESSOPEN…): what it would run is text
+# gatekeep does not judge, which may lose work in the tree.
+_NAMES_FILES = frozenset(
+    "PATH CDPATH PYTHONPATH PYTHONHOME PYTHONUSERBASE NODE_PATH NODE_OPTIONS PERL5LIB PERLLIB RUBYLIB CLASSPATH "
+    "LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV ZDOTDIR HISTFILE INPUTRC GIT_DIR GIT_WORK_TREE".split()
+)
+
+
+def names_files_only(name: str) -> bool:
+    """Whether `name` changes what runs only through the files its value names (_NAMES_FILES, DYLD_*)."""
+    return name in _NAMES_FILES or name.startswith("DYLD_")
