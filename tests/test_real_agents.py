@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from gatekeep.record import audit
-from tests.agent_clis import cli
+from tests.agent_clis import STORE, cli
 from tests.conftest import write
 from tests.fake_models import FakeModel
 
@@ -203,6 +203,8 @@ def run_copilot(copilot: Path, project: Path, command: str = "", *, flags: tuple
             "COPILOT_OFFLINE": "true",
             "COPILOT_MODEL": "claude-sonnet-4.5",
             "COPILOT_AUTO_UPDATE": "false",
+            # the package it unpacks at its first start (235 MB): once for all tests, not per home
+            "COPILOT_CACHE_HOME": str(STORE / "copilot-cache"),
         }
         argv = [str(copilot), "-p", "Do the task.", "--allow-all-tools", "--no-color", *flags]
         return _session(argv, env, project, model)
