@@ -7,8 +7,9 @@ trust and gate, one audit record naming the agent and its session. gatekeep
 never prompts here: where the host can ask its user, "ask" is passed on and the
 host asks (the record says outcome "ask", not who answered); where it cannot,
 what would be asked is denied, with the rule that would allow it. A call of the
-agent's own file tool (Claude Code's Write, Edit) is judged only for the places no
-line may write (judge_file_write): denied or asked there, and recorded; anywhere
+agent's own file tool (Claude Code's Write and Edit, Gemini CLI's write_file and
+replace, Copilot CLI's create and edit: Host.FILE_TOOLS) is judged only for the
+places no line may write (judge_file_write): denied or asked there, and recorded; anywhere
 else it passes through, as calls of other tools do: no output, no record, the
 host's own permissions decide. A shell gatekeep cannot read (PowerShell) is asked
 about, or denied.
