@@ -314,3 +314,41 @@ def test_the_sandbox_check_says_whether_containment_works_here(tmp_path):
     if unavailable() is None:
         found = _sandbox_check({})
         assert found["ok"] and found["detail"].startswith("on: ") and "network off" in found["detail"]
+
+
+# (agent installed, settings files written in the project: path -> text, problem expected in the detail)
+AGENT_SWITCHES = [
+    ("claude", {".claude/settings.json": '{"disableAllHooks": true}'}, "disableAllHooks"),
+    ("claude", {".claude/settings.local.json": '{"disableAllHooks": "true"}'}, "disableAllHooks"),
+    ("claude", {".claude/settings.json": '{"disableAllHooks": false}'}, None),
+    ("claude", {".claude/settings.json": "not json"}, None),  # Claude Code reports that itself
+    ("gemini", {".gemini/settings.json": '{"hooksConfig": {"enabled": false}}'}, "hooksConfig.enabled"),
+    ("gemini", {".gemini/settings.json": '{"hooksConfig": {"disabled": ["gatekeep"]}}'}, "hooksConfig.disabled"),
+    ("gemini", {".gemini/settings.json": '{"hooksConfig": {"disabled": ["other"]}}'}, None),
+    ("copilot", {".github/copilot/settings.local.json": '{"disableAllHooks": true}'}, "disableAllHooks"),
+    ("copilot", {".claude/settings.json": '{"disableAllHooks": true}'}, None),  # another host's switch
+    ("cursor", {".claude/settings.json": '{"disableAllHooks": true}'}, None),
+]
+
+
+@pytest.mark.parametrize("agent, files, problem", AGENT_SWITCHES)
+def test_doctor_reports_a_project_setting_that_turns_an_installed_agent_hook_off(agent, files, problem, tmp_path):
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for name, text in files.items():
+        write(repo / name, text)
+    from gatekeep.main import main
+
+    assert main(["install", "--agent", agent]) == 0
+    done = subprocess.run([sys.executable, "-m", "gatekeep", "doctor", "--json"], cwd=repo / ".git", capture_output=True, text=True)
+    [check] = [c for c in json.loads(done.stdout)["checks"] if c["name"] == "agents"]
+    if problem is None:
+        assert check["ok"], check
+    else:
+        assert not check["ok"] and problem in check["detail"] and check["fix"], check
+
+
+def test_doctor_says_when_no_agent_hook_is_installed(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gatekeep", "doctor", "--json"], cwd=tmp_path, capture_output=True, text=True)
+    [check] = [c for c in json.loads(done.stdout)["checks"] if c["name"] == "agents"]
+    assert check == {"name": "agents", "ok": True, "detail": "no agent hook installed", "fix": None}
