@@ -200,20 +200,18 @@ class Gemini(Host):
     def read(self, event: dict) -> Call | None:
         _expect(event, "hook_event_name", "BeforeTool")
         tool = _tool(event, "tool_name")
-        if tool in self.FILE_TOOLS:
-            session = _session(event, "session_id")
-            call = self.file_call(tool, _object(event, "tool_input"), _cwd(event.get("cwd")), session)
-            call.cannot_ask = self.headless()
-            return call
-        if tool != "run_shell_command":
+        if tool not in self.FILE_TOOLS and tool != "run_shell_command":
             return None
         tool_input = _object(event, "tool_input")
-        command = _command(tool_input.get("command"), "tool_input.command")
-        cwd = _cwd(event.get("cwd"), tool_input.get("dir_path"), "tool_input.dir_path")
-        call = Call(tool, command, cwd, _session(event, "session_id"))
-        call.tool_input = tool_input
-        if tool_input.get("directory") is not None:  # the parameter's name before dir_path
-            call.also = (_cwd(event.get("cwd"), tool_input.get("directory"), "tool_input.directory"),)
+        if tool in self.FILE_TOOLS:
+            call = self.file_call(tool, tool_input, _cwd(event.get("cwd")), _session(event, "session_id"))
+        else:
+            command = _command(tool_input.get("command"), "tool_input.command")
+            cwd = _cwd(event.get("cwd"), tool_input.get("dir_path"), "tool_input.dir_path")
+            call = Call(tool, command, cwd, _session(event, "session_id"))
+            call.tool_input = tool_input
+            if tool_input.get("directory") is not None:  # the parameter's name before dir_path
+                call.also = (_cwd(event.get("cwd"), tool_input.get("directory"), "tool_input.directory"),)
         call.cannot_ask = self.headless()
         return call
 

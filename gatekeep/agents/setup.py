@@ -109,13 +109,8 @@ class Setup:
 
     def entries(self) -> list[str]:
         """The commands of gatekeep's entries in the user's settings file."""
-        try:
-            with open(self.path(), encoding="utf-8") as f:
-                settings = loads(f.read(1 << 20))
-        except (OSError, ValueError):
-            return []
-        found = []
-        for groups in (settings.get("hooks") or {}).values() if isinstance(settings, dict) else ():
+        found, hooks = [], _settings(self.path()).get("hooks")
+        for groups in hooks.values() if isinstance(hooks, dict) else ():
             for group in groups if isinstance(groups, list) else ():
                 for handler in group.get("hooks", []) if isinstance(group, dict) else ():
                     if isinstance(handler, dict) and self.ours(handler.get("command")):
@@ -177,12 +172,9 @@ class Claude(JsonHooks):
         return os.path.join(self.MANAGED_DIR, "managed-settings.d", "gatekeep.json")
 
     def off_switches(self, directory: str) -> list[str]:
-        found = []
-        for path in (self.path(), *_project_files(directory, ".claude/settings.json", ".claude/settings.local.json")):
-            settings = _settings(path)
-            if settings.get("disableAllHooks") not in (None, False, "false"):
-                found.append(f"{path} sets disableAllHooks: Claude Code runs none of your hooks")
-        return found
+        files = _project_files(directory, ".claude/settings.json", ".claude/settings.local.json")
+        why = "sets disableAllHooks: Claude Code runs none of your hooks"
+        return [f"{path} {why}" for path in _disabling([self.path(), *files])]
 
     def ours(self, command: object) -> bool:
         older = isinstance(command, str) and "gatekeep" in command and "claude-hook" in command  # README's before
@@ -313,11 +305,8 @@ class Copilot(Setup):
 
     def off_switches(self, directory: str) -> list[str]:
         user = os.path.join(_dir("COPILOT_HOME", "~/.copilot"), "settings.json")
-        found = []
-        for path in (user, *_project_files(directory, ".github/copilot/settings.json", ".github/copilot/settings.local.json")):
-            if _settings(path).get("disableAllHooks") not in (None, False, "false"):
-                found.append(f"{path} sets disableAllHooks: Copilot CLI runs no hook")
-        return found
+        files = _project_files(directory, ".github/copilot/settings.json", ".github/copilot/settings.local.json")
+        return [f"{path} sets disableAllHooks: Copilot CLI runs no hook" for path in _disabling([user, *files])]
 
     def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         if remove:
@@ -369,11 +358,13 @@ def check_agents(directory: str):
     if problems:
         fix = (
             "take those settings out (a managed entry, `sudo gatekeep install --agent claude --managed`, or gemini,"
-            " cannot be turned off); for Codex, run `gatekeep install --agent codex` again, or trust the hook in its /hooks"
+            " cannot be turned off); for Codex, run `gatekeep install --agent codex` again, or trust the hook"
+            " in its /hooks"
         )
         return Check("agents", False, "; ".join(problems) + ": gatekeep is off there", fix)
-    detail = f"hook installed for {', '.join(installed)}; no setting here turns it off" if installed else "no agent hook installed"
-    return Check("agents", True, detail)
+    if not installed:
+        return Check("agents", True, "no agent hook installed")
+    return Check("agents", True, f"hook installed for {', '.join(installed)}; no setting here turns it off")
 
 
 def _holds_entry(path: str, setup: Setup) -> bool:
@@ -389,7 +380,13 @@ def _project_files(directory: str, *names: str) -> list[str]:
     from gatekeep.judge.writes import work_tree
 
     places = dict.fromkeys((directory, work_tree(directory)))
-    return [os.path.join(place, name) for place in places for name in names if os.path.isfile(os.path.join(place, name))]
+    found = [os.path.join(place, name) for place in places for name in names]
+    return [path for path in found if os.path.isfile(path)]
+
+
+def _disabling(paths: list[str]) -> list[str]:
+    """Those of the settings files `paths` that set `disableAllHooks` (Claude Code, Copilot CLI)."""
+    return [path for path in paths if _settings(path).get("disableAllHooks") not in (None, False, "false")]
 
 
 def _settings(path: str) -> dict:

@@ -126,20 +126,14 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
     if policy.sandbox.network == "off":
         from gatekeep.name.knowledge import form_of
 
-        forms = [n.allow_form or _words(n) for n in normalized]  # (`PYTHONPATH=. pip install`: pip's)
+        forms = [n.allow_form or n.command.argv for n in normalized]  # (`PYTHONPATH=. pip install`: pip's)
         if any(form and form_of(list(form)).network for form in forms):
             return None  # (`git push`, `npm install`: without the network it would only fail; it asks)
     judged = decide(parsed, normalized, matches, guard, guarded, shell_names, contained=True)
     if judged.decision != "allow":
         return None
-    return f"runs contained: in a sandbox it can change only the working tree ({tree}), with no secrets and {_network(policy)}"
-
-
-def _words(normalized: Normalized) -> tuple[str, ...] | None:
-    """The command's words, for a command with no allow form (a variable set for it that changes
-    what it runs): what its data says of them still counts."""
-    words = normalized.command.words
-    return None if not words or words[0].dynamic else tuple(w.value for w in words)
+    where = f"in a sandbox it can change only the working tree ({tree})"
+    return f"runs contained: {where}, with no secrets and {_network(policy)}"
 
 
 def _network(policy: Policy) -> str:

@@ -37,10 +37,10 @@ from gatekeep.name.wrappers import ASSIGNMENT, basename, is_bare, named_through,
 from gatekeep.read.parse import SimpleCommand
 from gatekeep.read.shellwords import Word
 
-# Tools for which `tool *` would allow anything at all: suggest the exact command.
 # why a variable set for a command keeps any rule from allowing it (not_allowable); in the sandbox,
 # where whatever it makes run is contained too, it does not count (judge/decide.py)
 CHANGES_WHAT_RUNS = "= changes what the command runs"
+# Tools for which `tool *` would allow anything at all: suggest the exact command.
 TOO_BROAD = frozenset(
     "python python3 python2 node deno bun tsx ts-node ruby perl php lua Rscript java rm dd mv cp chmod chown curl wget ssh scp "
     "rsync nc ncat socat kill pkill killall shred truncate mkfs crontab at git npm npx pnpm yarn make".split()
