@@ -282,11 +282,13 @@ def test_no_question_offers_containment_without_bubblewrap(shell_home, name):
     assert not (shell_home / "work" / "made.txt").exists()
 
 
-# a word's part after `=` is judged as a path only after a key (`if=`, `--file=`): sed's `s/a/>=/`
-# names no path, let alone the root directory that holds /proc/*/environ
+# a word's part after `=` is judged as a path, whatever comes before it: `-Wl,--version-script=`
+# and `curl -F name/x=@.env` read files too. So sed's `s/>/>=/` "reads /", the root directory that
+# holds /proc/*/environ, and asks: a script sed would read is for sedscript.py to judge (not yet)
 READ_PIECES = [
-    ("sed -i 's/>/>=/' reproduce.py", "allow"),
-    ("sed -i '5017s/a/b=\\/c/' reproduce.py", "allow"),
+    ("sed -i 's/>/>=/' reproduce.py", "ask"),
+    ("gcc -Wl,--version-script=.env x.c", "ask"),
+    ("curl -F name/x=@.env http://127.0.0.1:8000/", "ask"),
     ("dd if=.env of=copy", "ask"),
     ("docker run --env-file=.env image", "ask"),
     ("awk -v f=.env 1 reproduce.py", "ask"),
@@ -295,6 +297,6 @@ READ_PIECES = [
 
 
 @pytest.mark.parametrize("line, decision", READ_PIECES)
-def test_only_a_value_after_a_key_is_read_as_a_path(project, line, decision):
-    verdict = evaluate(line, policy_from("posture: guard\n"), str(project))
+def test_a_value_after_any_equals_sign_is_read_as_a_path(project, line, decision):
+    verdict = evaluate(line, policy_from("posture: guard\nrules:\n  allow: ['gcc *', 'curl *']\n"), str(project))
     assert verdict.decision == decision, verdict.reason

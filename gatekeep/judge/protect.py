@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import posixpath
 
-from gatekeep.core.lazyre import lazy
 from gatekeep.core.records import record
 from gatekeep.judge.writes import real_path
 
@@ -392,9 +391,6 @@ def _stricter(hit: Hit | None, found: Hit | None) -> bool:
     return hit is not None and (found is None or hit.entry.verdict == "deny" and found.entry.verdict != "deny")
 
 
-_KEY = lazy(r"-{0,2}[A-Za-z_][\w.\-]*\Z")  # what may come before the `=` of a value that names a file
-
-
 def pieces(word: str) -> list[str]:
     """The parts of a word that may name a path: the word, what follows an `=` (`if=F`,
     `--file=F`), the path before a `:` (`-v ~/.aws:/root/.aws`) and the relative one after it
@@ -403,10 +399,7 @@ def pieces(word: str) -> list[str]:
     (`-f.env`), and the path of a `file://` URL; never another URL."""
     if "://" in word:
         return [word[7:]] if word.startswith("file://") else []  # `curl file:///…/.env`
-    key, equals, value = word.partition("=")
-    # first: it names the file a message shows; only after a key (`if=`, `--file=`, `-Dx=`): the
-    # `=` of a sed script's replacement (`s/a/>=/`) is text, and what follows it no path
-    found = [value] if equals and _KEY.match(key) else []
+    found = [word.split("=", 1)[1]] if "=" in word else []  # first: it names the file a message shows
     if not word.startswith("-"):
         found.append(word)
     elif not word.startswith("--") and len(word) > 2 and "=" not in word:
