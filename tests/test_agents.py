@@ -443,6 +443,39 @@ def test_geminis_file_tools_are_judged_only_for_protected_places(tool, file, hos
     assert audit_log.exists() == (host_does != RUN)
 
 
+def patch(*headers: str) -> str:
+    """An apply_patch text (OpenCode's, as Codex's) with the given file headers."""
+    return "\n".join(["*** Begin Patch", *(f"{h}\n+x" for h in headers), "*** End Patch"])
+
+
+# (tool, its arguments, what OpenCode then does, whether the call is recorded: judged, not malformed)
+OPENCODE_FILE_CALLS = [
+    ("write", {"filePath": "notes.md", "content": "x"}, RUN, False),  # not gatekeep's to judge
+    ("edit", {"filePath": "src/app.py", "oldString": "a", "newString": "b"}, RUN, False),
+    ("write", {"filePath": ".opencode/plugins/x.js", "content": "x"}, BLOCK, True),  # runs at the next start
+    ("edit", {"filePath": "opencode.json", "oldString": "[]", "newString": "[\"x\"]"}, BLOCK, True),
+    ("multiedit", {"filePath": "~/.bashrc", "edits": []}, BLOCK, True),
+    ("write", {"filePath": "~/.gitconfig", "content": "x"}, BLOCK, True),  # asked: OpenCode cannot ask
+    ("apply_patch", {"patchText": patch("*** Add File: src/new.py", "*** Update File: src/app.py")}, RUN, False),
+    ("apply_patch", {"patchText": patch("*** Update File: src/app.py", "*** Add File: .opencode/plugin/x.ts")}, BLOCK, True),
+    ("apply_patch", {"patchText": patch("*** Update File: a.js\n*** Move to: .opencode/plugins/a.js")}, BLOCK, True),
+    ("apply_patch", {"patchText": patch("   *** Delete File: .git/hooks/pre-commit")}, BLOCK, True),  # spaces or not
+    ("apply_patch", {"patchText": "*** Begin Patch\n*** End Patch"}, BLOCK, False),  # names no file: cannot be told
+    ("apply_patch", {"patchText": patch("*** Add File: a\0b")}, BLOCK, False),
+    ("apply_patch", {}, BLOCK, False),
+    ("read", {"filePath": ".opencode/plugins/x.js"}, RUN, False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("tool, args, host_does, recorded", OPENCODE_FILE_CALLS)
+def test_opencodes_file_tools_are_judged_only_for_protected_places(tool, args, host_does, recorded, tmp_path, audit_log):
+    if "filePath" in args:
+        args = {**args, "filePath": args["filePath"].replace("~", os.environ["HOME"], 1)}
+    result = hook("opencode", opencode_event("x", str(tmp_path), tool=tool, args=args))
+    assert result.host_does == host_does, result
+    assert audit_log.exists() == recorded
+
+
 @pytest.mark.parametrize("version, asks", [
     ("1.0.102", True), ("1.0.110", True), ("1.2.0", True), ("2.0.0", True),
     ("1.0.101", False), ("0.0.340", False), ("", False), ("1.0", False), ("1.0.102-beta", False),
@@ -636,8 +669,9 @@ const hooks = await plugin.server({ directory: process.argv[2] });
 const results = [];
 for (const [tool, args] of JSON.parse(process.argv[3])) {
   try {
+    const given = JSON.stringify(args);
     await hooks["tool.execute.before"]({ tool, sessionID: "ses_1", callID: "call_1" }, { args });
-    results.push("run");
+    results.push(JSON.stringify(args) === given ? "run" : "run " + JSON.stringify(args));
   } catch (e) {
     results.push("block: " + e.message);
   }
@@ -670,26 +704,46 @@ def test_the_opencode_plugin_lets_through_only_what_gatekeep_allows(tmp_path, au
         ["bash", {"command": "npm run build"}],
         ["read", {"filePath": "/etc/passwd"}],
         ["bash", {}],
+        ["write", {"filePath": str(tmp_path / "notes.md"), "content": "x"}],
+        ["write", {"filePath": str(tmp_path / ".opencode" / "plugins" / "x.js"), "content": "x"}],
     ]
     found = run_plugin(tmp_path, calls)
     assert found["id"] == "gatekeep"
-    allowed, denied, asked, other, malformed_call = found["results"]
-    assert (allowed, other) == ("run", "run")
+    allowed, denied, asked, other, malformed_call, write_elsewhere, write_plugin = found["results"]
+    assert (allowed, other, write_elsewhere) == ("run", "run", "run")
+    assert write_plugin.startswith("block: gatekeep: blocked (deny): write writes to ")
     assert denied.startswith("block: gatekeep: blocked (deny): `rm -rf ~`")
     assert asked.startswith("block: gatekeep: blocked, as it needs approval and OpenCode cannot ask")
     assert malformed_call.startswith("block: gatekeep: blocked: the hook event has no args.command string")
-    assert [r["agent"] for r in audit.read_last(str(audit_log), 10)] == ["opencode"] * 3
+    assert [r["agent"] for r in audit.read_last(str(audit_log), 10)] == ["opencode"] * 4
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed: the OpenCode plugin is not run")
-def test_the_opencode_plugin_blocks_when_gatekeep_cannot_run(tmp_path):
+def plugin_starting(argv: list[str]) -> str:
+    """The installed plugin, starting `argv` in place of gatekeep."""
     from gatekeep.main import main
 
     assert main(["install", "--agent", "opencode"]) == 0
     text = Path(SETUPS["opencode"].path()).read_text()
     start = text.index("const GATEKEEP = ") + len("const GATEKEEP = ")
-    end = text.index(";\n", start)
+    return text[:start] + json.dumps(argv) + text[text.index(";\n", start) :]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed: the OpenCode plugin is not run")
+@pytest.mark.parametrize("answer, result", [
+    ({"decision": "allow", "reason": "", "args": {"command": "gatekeep run --sandbox -- make"}},
+     'run {"command":"gatekeep run --sandbox -- make","workdir":"."}'),  # a contained command replaces its own
+    ({"decision": "allow", "reason": ""}, "run"),
+    ({"decision": "allow", "args": "make"}, "run"),  # not an object: nothing replaced
+    ({"decision": "deny", "reason": "no", "args": {"command": "true"}}, "block: no"),
+])  # fmt: skip
+def test_the_opencode_plugin_replaces_the_arguments_only_on_an_allow(tmp_path, answer, result):
+    plugin = plugin_starting(["/bin/sh", "-c", f"cat >/dev/null; echo '{json.dumps(answer)}'"])
+    assert run_plugin(tmp_path, [["bash", {"command": "make", "workdir": "."}]], plugin)["results"] == [result]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed: the OpenCode plugin is not run")
+def test_the_opencode_plugin_blocks_when_gatekeep_cannot_run(tmp_path):
     for argv in ([str(tmp_path / "gone" / "python3")], ["/bin/sh", "-c", "exit 0"], ["/bin/sh", "-c", "kill $$"]):
-        plugin = text[:start] + json.dumps(argv) + text[end:]
+        plugin = plugin_starting(argv)
         (result,) = run_plugin(tmp_path, [["bash", {"command": "git status"}]], plugin)["results"]
         assert result.startswith("block: gatekeep"), (argv, result)

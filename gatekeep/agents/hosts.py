@@ -51,8 +51,9 @@ class Call:
     why this call's host will not ask its user, though the host can (Claude Code's
     permission modes that skip or auto-approve asks), or None.
 
-    A call of the agent's own file tool (Claude Code's Write, Edit) runs no shell: `writes` is the
-    file it writes, and `command` names the tool and the file, for the record."""
+    A call of the agent's own file tool (Claude Code's Write, Edit) runs no shell: `writes` holds the
+    files it writes (OpenCode's apply_patch may write several), and `command` names the tool and
+    the files, for the record."""
 
     __slots__ = ("tool", "command", "cwd", "session", "shell", "also", "cannot_ask", "tool_input", "writes")
 
@@ -61,7 +62,7 @@ class Call:
         self.also: tuple[str, ...] = ()
         self.cannot_ask: str | None = None
         self.tool_input: dict | None = None  # the tool's whole input, where the host lets a hook rewrite it
-        self.writes: str | None = None  # for an agent's own file tool (no shell): the file it writes
+        self.writes: tuple[str, ...] | None = None  # for an agent's own file tool (no shell): the files it writes
 
 
 class Answer:
@@ -97,12 +98,7 @@ class Host:
     def file_call(self, tool: str, tool_input: dict, cwd: str, session: str | None) -> Call:
         """The call of file tool `tool` (one of FILE_TOOLS): the file it writes, for the judge."""
         key = self.FILE_TOOLS.get(tool) or self.FILE_TOOLS[tool.lower()]  # (Copilot's in any case)
-        path = _command(tool_input.get(key), f"tool_input.{key}")
-        if "\0" in path:
-            raise BadEvent(f"the hook event's tool_input.{key} holds a NUL")
-        call = Call(tool, f"{tool} {path}", cwd, session, "")
-        call.writes = path
-        return call
+        return _file_call(tool, (_path(tool_input.get(key), f"tool_input.{key}"),), cwd, session)
 
     def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
         """Allow the call with `command` run in place of its own (only where `rewrites`)."""
@@ -341,27 +337,64 @@ class Copilot(Host):
 class OpenCode(Host):
     """OpenCode, through the plugin `gatekeep install --agent opencode` writes: its
     tool.execute.before hook sends this event and throws (which stops the call) unless the
-    answer is exactly an allow on exit 0. The plugin hook cannot ask."""
+    answer is exactly an allow on exit 0. The plugin hook cannot ask. An allow may carry `args`,
+    which the plugin writes over the call's arguments (OpenCode runs the arguments a
+    tool.execute.before hook leaves: a contained command, 1.18.33, the real CLI).
+
+    Its file tools (write, edit, multiedit: `filePath`; apply_patch: the files named in
+    `patchText`, relative to the project) are judged for protected places, as other hosts' are:
+    the write tool can plant a project plugin (`.opencode/plugins/`), which OpenCode runs at its
+    next start there, and which can change a command after gatekeep has passed it."""
 
     name, title, says_allow = "opencode", "OpenCode", True
+    rewrites = True
     SHELL_TOOLS = ("bash", "shell")  # OpenCode 1.x calls it bash, 2.x shell
+    FILE_TOOLS = {"write": "filePath", "edit": "filePath", "multiedit": "filePath"}
+    PATCH_TOOLS = ("apply_patch", "patch")
+    # the lines of a patch that name a file (OpenCode's parser: after these, the rest of the line)
+    PATCH_HEADERS = ("*** Add File:", "*** Delete File:", "*** Update File:", "*** Move to:")
 
     def read(self, event: dict) -> Call | None:
         _expect(event, "hook_event_name", "tool.execute.before")
         tool = _tool(event, "tool")
-        if tool not in self.SHELL_TOOLS:
+        if tool not in self.SHELL_TOOLS and tool not in self.FILE_TOOLS and tool not in self.PATCH_TOOLS:
             return None
         args = _object(event, "args")
+        directory, session = _cwd(event.get("directory")), _session(event, "sessionID")
+        if tool in self.FILE_TOOLS:
+            return self.file_call(tool, args, directory, session)
+        if tool in self.PATCH_TOOLS:
+            return _file_call(tool, self.patch_paths(args.get("patchText")), directory, session)
         command = _command(args.get("command"), "args.command")
-        cwd = _cwd(event.get("directory"), args.get("workdir"), "args.workdir")
-        call = Call(tool, command, cwd, _session(event, "sessionID"))
+        cwd = _cwd(directory, args.get("workdir"), "args.workdir")
+        call = Call(tool, command, cwd, session)
+        call.tool_input = args
         if args.get("workdir"):  # older versions' bash tool has no workdir and runs in the project
-            call.also = (_cwd(event.get("directory")),)
+            call.also = (directory,)
         return call
+
+    def patch_paths(self, text: object) -> tuple[str, ...]:
+        """Every file a patch names, whatever it does to it. Read more widely than OpenCode reads
+        it (a header after spaces counts too), and a patch that names none is refused: what it
+        would write cannot be told."""
+        if not isinstance(text, str):
+            raise BadEvent("the hook event has no args.patchText string")
+        paths = []
+        for line in text.splitlines():
+            line = line.strip()
+            for header in self.PATCH_HEADERS:
+                if line.startswith(header) and line[len(header) :].strip():
+                    paths.append(_path(line[len(header) :].strip(), "args.patchText"))
+        if not paths:
+            raise BadEvent("the hook event's args.patchText names no file")
+        return tuple(dict.fromkeys(paths))
 
     def answer(self, decision: str, reason: str) -> Answer:
         output = _json({"decision": decision, "reason": reason})
         return Answer(output, "" if decision == "allow" else _line(reason), 0 if decision == "allow" else EXIT_BLOCK)
+
+    def allow_instead(self, call: Call, command: str, reason: str) -> Answer:
+        return Answer(_json({"decision": "allow", "reason": reason, "args": {"command": command}}))
 
 
 HOSTS: dict[str, Host] = {host.name: host for host in (Claude(), Codex(), Gemini(), Cursor(), Copilot(), OpenCode())}
@@ -404,6 +437,20 @@ def _command(value: object, where: str) -> str:
     if not value.strip():
         raise BadEvent(f"the hook event's {where} is empty")
     return value
+
+
+def _path(value: object, where: str) -> str:
+    path = _command(value, where)
+    if "\0" in path:
+        raise BadEvent(f"the hook event's {where} holds a NUL")
+    return path
+
+
+def _file_call(tool: str, paths: tuple[str, ...], cwd: str, session: str | None) -> Call:
+    """The call of an agent's own file tool writing `paths` (no shell runs)."""
+    call = Call(tool, " ".join((tool, *paths)), cwd, session, "")
+    call.writes = paths
+    return call
 
 
 def _cwd(cwd: object, sub: object = None, sub_key: str = "") -> str:

@@ -8,11 +8,12 @@ never prompts here: where the host can ask its user, "ask" is passed on and the
 host asks (the record says outcome "ask", not who answered); where it cannot,
 what would be asked is denied, with the rule that would allow it. A call of the
 agent's own file tool (Claude Code's Write and Edit, Gemini CLI's write_file and
-replace, Copilot CLI's create and edit: Host.FILE_TOOLS) is judged only for the
-places no line may write (judge_file_write): denied or asked there, and recorded; anywhere
-else it passes through, as calls of other tools do: no output, no record, the
-host's own permissions decide. A shell gatekeep cannot read (PowerShell) is asked
-about, or denied.
+replace, Copilot CLI's create and edit, OpenCode's write, edit and apply_patch:
+Host.FILE_TOOLS) is judged only for the places no line may write
+(judge_file_write): denied or asked there, and recorded; anywhere else it passes
+through, as calls of other tools do: no output, no record, the host's own
+permissions decide. A shell gatekeep cannot read (PowerShell) is asked about, or
+denied.
 
 It fails closed, in the host's own terms (Host.fail): a malformed or unexpected
 event, a broken policy, an audit log that cannot be written, a bug, Ctrl-C.
@@ -80,7 +81,10 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
     policy = policies[0]
     contain = None
     if call.writes is not None:
-        found = judge_file_write(call.writes, policy, call.cwd)
+        found = max(
+            (judge_file_write(path, policy, call.cwd) for path in call.writes),
+            key=lambda verdict: -1 if verdict is None else STRICTNESS[verdict[0]],
+        )  # the first of the strictest
         if found is None:
             return host.pass_through()  # not ours to judge: the host's own permissions decide
         decision, reason, rule, suggestions = found[0], f"{call.tool} {found[1]}", None, ()
