@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from gatekeep.agents import setup as agent_setup
 from gatekeep.main import main
+from tests.conftest import write
 
 
 @pytest.mark.parametrize("shell,rc", [("bash", ".bashrc"), ("zsh", ".zshrc")])
@@ -403,3 +405,63 @@ def test_install_path_puts_a_directory_on_path_and_keeps_it_until_remove(isolate
 def test_install_path_goes_with_shell_alone(isolated_home, capsys, args):
     assert main(["install", *args]) == 2
     assert "--path goes with --shell" in capsys.readouterr().err
+
+
+# --- OpenCode's plugin SDK: nothing to fetch at its start --------------------------------------------
+
+OPENCODE_SDK = "@opencode-ai/plugin"
+
+
+def opencode_dir(home) -> Path:
+    return home / ".xdg_config_home" / "opencode"  # conftest's XDG_CONFIG_HOME
+
+
+def test_opencode_install_says_its_sdk_is_there_and_remove_takes_that_back(isolated_home, capsys):
+    folder = opencode_dir(isolated_home)
+    assert main(["install", "--agent", "opencode"]) == 0
+    assert "OpenCode fetches nothing at its start" in capsys.readouterr().out
+    lock = json.loads((folder / "package-lock.json").read_text())
+    assert lock["packages"][""]["dependencies"] == {OPENCODE_SDK: "*"}
+    assert list((folder / "node_modules").iterdir()) == []
+    assert main(["install", "--agent", "opencode"]) == 0  # again: nothing more to say of it
+    assert "OpenCode" not in capsys.readouterr().out.split("\n", 2)[2]
+    assert main(["install", "--agent", "opencode", "--remove"]) == 0
+    assert "took out the package-lock.json" in capsys.readouterr().out
+    assert not (folder / "package-lock.json").exists() and not (folder / "node_modules").exists()
+
+
+# what OpenCode's directory holds already (npm's), and whether OpenCode would still fetch the SDK
+NPM_DIRECTORIES = [
+    ({"node_modules/": "", "package-lock.json": {"packages": {"": {"dependencies": {OPENCODE_SDK: "1.18.33"}}}}}, False),
+    ({"package.json": {"dependencies": {"left-pad": "1.3.0"}}}, True),
+    ({"node_modules/": "", "package.json": {"dependencies": {"left-pad": "1.3.0"}},
+      "package-lock.json": {"packages": {"": {"dependencies": {OPENCODE_SDK: "1.18.33"}}}}}, True),
+    ({"package-lock.json": {"packages": {"": {"dependencies": {OPENCODE_SDK: "1.18.33"}}}}}, True),
+    ({"node_modules/": "", "package-lock.json": "not JSON"}, True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("files, fetches", NPM_DIRECTORIES)
+def test_opencode_install_leaves_npms_own_directory_alone(isolated_home, capsys, files, fetches):
+    folder = opencode_dir(isolated_home)
+    for name, content in files.items():
+        if name.endswith("/"):
+            (folder / name).mkdir(parents=True)
+        else:
+            write(folder / name, content if isinstance(content, str) else json.dumps(content))
+    before = {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
+    assert main(["install", "--agent", "opencode"]) == 0
+    out = capsys.readouterr().out
+    assert (f"OpenCode will install {OPENCODE_SDK}" in out) == fetches, out
+    assert {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir() if p.name != "plugins"} == before
+    assert main(["install", "--agent", "opencode", "--remove"]) == 0
+    assert {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir() if p.name != "plugins"} == before
+
+
+def test_opencode_remove_keeps_a_lock_npm_has_rewritten(isolated_home):
+    folder = opencode_dir(isolated_home)
+    assert main(["install", "--agent", "opencode"]) == 0
+    changed = json.dumps({"packages": {"": {"dependencies": {OPENCODE_SDK: "1.18.33", "left-pad": "1.3.0"}}}})
+    (folder / "package-lock.json").write_text(changed)
+    assert main(["install", "--agent", "opencode", "--remove"]) == 0
+    assert (folder / "package-lock.json").read_text() == changed and (folder / "node_modules").is_dir()

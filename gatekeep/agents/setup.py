@@ -103,6 +103,10 @@ class Setup:
         gatekeep can do it); the lines to say. It never fails: what it could not do, it says."""
         return list(self.notes)
 
+    def after_remove(self) -> list[str]:
+        """What must be undone once the entry is taken out (what after_install did); the lines to say."""
+        return []
+
     def not_in_force(self) -> str | None:
         """Why an installed entry does not run, where the host can say (doctor), or None."""
         return None
@@ -316,13 +320,28 @@ class Copilot(Setup):
 
 
 class OpenCode(Setup):
-    """A plugin of gatekeep's own in OpenCode's global plugins directory (agents/opencode.js)."""
+    """A plugin of gatekeep's own in OpenCode's global plugins directory (agents/opencode.js).
+
+    Once any plugin is present, OpenCode (1.18.33) waits at each start for an npm install of its
+    plugin SDK (@opencode-ai/plugin) into every configuration directory it may write, unless the
+    directory has a `node_modules` and a `package-lock.json` whose root lists the SDK and each of
+    the directory's `package.json` dependencies; offline, that install fails after about a minute,
+    at every start. gatekeep's plugin imports nothing, so where the directory has none of the
+    three, install writes that pair (an empty `node_modules`, a lock naming the SDK), and remove
+    takes it back while it is as install wrote it. Where the directory is npm's already, it is
+    left alone, and install says what OpenCode will fetch. A plugin of the user's own that
+    imports the SDK at run time needs `npm install @opencode-ai/plugin` there (docs/agents.md)."""
 
     name = "opencode"
     notes = ("OpenCode loads plugins when it starts: restart it.",)
+    SDK = "@opencode-ai/plugin"
+    LOCK = {"name": "opencode", "lockfileVersion": 3, "requires": True, "packages": {"": {"dependencies": {SDK: "*"}}}}
+
+    def config_dir(self) -> str:
+        return os.path.join(_dir("XDG_CONFIG_HOME", "~/.config"), "opencode")
 
     def path(self) -> str:
-        return os.path.join(_dir("XDG_CONFIG_HOME", "~/.config"), "opencode", "plugins", "gatekeep.js")
+        return os.path.join(self.config_dir(), "plugins", "gatekeep.js")
 
     def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
         if remove:
@@ -332,6 +351,77 @@ class OpenCode(Setup):
         with open(os.path.join(resources.data_dir("agents"), "opencode.js"), encoding="utf-8") as f:
             template = f.read()
         return template.replace("__GATEKEEP_ARGV__", jsontext.dumps(start))
+
+    def off_switches(self, directory: str) -> list[str]:
+        """A project's own plugins: OpenCode runs them as the user when it starts there, and one
+        can change a command's arguments after gatekeep's hook has passed them."""
+        from gatekeep.judge.writes import work_tree
+
+        found = []
+        for place in dict.fromkeys((directory, work_tree(directory))):
+            for sub in ("plugin", "plugins"):
+                folder = os.path.join(place, ".opencode", sub)
+                try:
+                    names = sorted(os.listdir(folder))
+                except OSError:
+                    continue
+                found += [os.path.join(folder, n) for n in names if n.endswith((".js", ".ts", ".mjs", ".mts"))]
+        files = _project_files(directory, "opencode.json", "opencode.jsonc", ".opencode/opencode.json")
+        found += [path for path in files if _settings(path).get("plugin")]
+        return [f"{path} is a project plugin, which runs as you and can change a command gatekeep passed" for path in found]
+
+    def after_install(self, start: list[str]) -> list[str]:
+        return [*self.notes, *self._settle_sdk()]
+
+    def after_remove(self) -> list[str]:
+        folder = self.config_dir()
+        lock, modules = os.path.join(folder, "package-lock.json"), os.path.join(folder, "node_modules")
+        if _read(lock) != self._lock_text():
+            return []
+        try:
+            os.unlink(lock)
+            os.rmdir(modules)  # only while empty
+        except OSError:
+            pass
+        return [f"took out the package-lock.json and empty node_modules install wrote in {folder}"]
+
+    def _lock_text(self) -> str:
+        import json
+
+        return json.dumps(self.LOCK, indent=2) + "\n"
+
+    def _settle_sdk(self) -> list[str]:
+        folder = self.config_dir()
+        lock, modules, package = (os.path.join(folder, n) for n in ("package-lock.json", "node_modules", "package.json"))
+        if not any(os.path.lexists(p) for p in (lock, modules, package)):
+            from gatekeep.core.atomic import write_atomic
+
+            try:
+                os.mkdir(modules)
+                write_atomic(lock, self._lock_text(), 0o644)
+            except OSError as e:
+                return [f"WARNING: OpenCode will install {self.SDK} from npm at each start: {e}"]
+            return [f"{lock} says {self.SDK} is there, so OpenCode fetches nothing at its start (docs/agents.md)"]
+        wanted = {self.SDK, *_dependencies(_settings(package))}
+        listed = _settings(lock).get("packages", {})
+        root = listed.get("") if isinstance(listed, dict) else None
+        if os.path.isdir(modules) and isinstance(root, dict) and wanted <= set(_dependencies(root)):
+            return []
+        return [f"OpenCode will install {self.SDK} from npm into {folder} at its next start (offline, at each)"]
+
+
+def _dependencies(package: dict) -> list[str]:
+    """The names of every kind of dependency a package.json (or a lock's root) lists."""
+    kinds = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+    return [name for kind in kinds if isinstance(package.get(kind), dict) for name in package[kind]]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(1 << 20)
+    except (OSError, ValueError):
+        return None
 
 
 SETUPS: dict[str, Setup] = {s.name: s for s in (Claude(), Codex(), Gemini(), Cursor(), Copilot(), OpenCode())}
@@ -361,7 +451,7 @@ def check_agents(directory: str):
             " cannot be turned off); for Codex, run `gatekeep install --agent codex` again, or trust the hook"
             " in its /hooks"
         )
-        return Check("agents", False, "; ".join(problems) + ": gatekeep is off there", fix)
+        return Check("agents", False, "; ".join(problems) + ": gatekeep is off there, or can be turned off", fix)
     if not installed:
         return Check("agents", True, "no agent hook installed")
     return Check("agents", True, f"hook installed for {', '.join(installed)}; no setting here turns it off")

@@ -232,7 +232,8 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
             again = f"sudo {shlex.quote(sys.argv[0])} install --agent {agent} --managed" + (" --remove" if remove else "")
             raise FatalError(f"{e}; the managed settings are the machine's: run {again}") from None
         raise
-    notes = [] if remove else setup.after_install(setup.start(managed))  # (Codex: its trust, recorded)
+    # (Codex: its trust, recorded; OpenCode: no SDK to fetch)
+    notes = setup.after_remove() if remove else setup.after_install(setup.start(managed))
     if as_json:
         said = {"agent": agent, "file": str(path), "action": action, "notes": notes}
         click.echo(json.dumps(said, ensure_ascii=False))
@@ -244,9 +245,9 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
         "absent": f"no gatekeep hook for {setup.title} in {path}; nothing changed",
     }
     click.echo(said[action])
+    for note in notes:
+        click.echo(note, err=note.startswith("WARNING"))
     if not remove:
-        for note in notes:
-            click.echo(note, err=note.startswith("WARNING"))
         if managed:
             click.echo(f"every user's {setup.title} runs it, and no project or user setting can turn it off")
         else:
