@@ -24,6 +24,7 @@ PINNED = {
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
     "codex": ("@openai/codex", "0.169.0", "codex"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
+    "opencode": ("opencode-ai", "1.18.33", "opencode"),
 }
 INSTALL_SECONDS = 600
 

@@ -29,7 +29,8 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
     # Every check decides in its own process, as with no warm checker running; tests/test_server.py
     # turns the server on where it tests it (a server per test HOME would outlive the test).
     monkeypatch.setenv("GATEKEEP_SERVER", "off")
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"):
+    agents = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+    for name in (*agents, "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENCODE_CONFIG_CONTENT"):
         # agents' settings: under HOME too
         monkeypatch.delenv(name, raising=False)
     return home

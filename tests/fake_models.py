@@ -9,10 +9,13 @@ kept (`requests`), so a test can read what the agent sent back: the command's ou
 reason gatekeep gave for blocking it.
 
 Only the protocol a CLI needs to run one tool call is spoken: Anthropic's Messages API
-(`/v1/messages`, Claude Code) and Google's Gemini API (`/v1beta/models/M:generateContent` and
-`:streamGenerateContent`, Gemini CLI), each with and without streaming (server-sent events).
+(`/v1/messages`: Claude Code, and Copilot CLI and OpenCode through their own providers),
+Google's Gemini API (`/v1beta/models/M:generateContent` and `:streamGenerateContent`, Gemini
+CLI) and OpenAI's Responses API (`/v1/responses`, Codex), each with and without streaming
+(server-sent events).
 It binds 127.0.0.1 on a free port, serves in a thread, and answers anything it does not know
-with a 404.
+with a 404. It also keeps the path of every GET (`fetched`), so that a test can point a package
+registry here and see that nothing was fetched.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class FakeModel:
         """The call asked for: `tool` with {"command": command}, or with `tool_input` when given."""
         self.tool, self.tool_input = tool, tool_input if tool_input is not None else {"command": command}
         self.requests: list[dict] = []
+        self.fetched: list[str] = []  # the paths of GET requests (a package registry's, when pointed here)
         self.lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"model": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -217,6 +221,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(f"data: {json.dumps(answer)}\r\n\r\n".encode(), "text/event-stream")
 
     def do_GET(self) -> None:
+        with self.model.lock:
+            self.model.fetched.append(self.path)
         self._json({"type": "error", "error": {"type": "not_found_error", "message": self.path}}, 404)
 
     def _json(self, value: dict, status: int = 200) -> None:

@@ -70,6 +70,11 @@ def copilot_cli() -> Path:
     return cli("copilot")
 
 
+@pytest.fixture(scope="module")
+def opencode_cli() -> Path:
+    return cli("opencode")
+
+
 @pytest.fixture
 def project(isolated_home: Path) -> Path:
     tree = isolated_home / "src" / "app"
@@ -210,6 +215,26 @@ def run_copilot(copilot: Path, project: Path, command: str = "", *, flags: tuple
         return _session(argv, env, project, model)
 
 
+def run_opencode(opencode: Path, project: Path, command: str = "", **call) -> Run:
+    """`opencode run` in `project`, the fake model its provider (through the Anthropic SDK OpenCode
+    bundles, set in OPENCODE_CONFIG_CONTENT, so that the user's configuration directory holds only
+    what install wrote), and npm's registry the fake model too: what OpenCode fetches is seen
+    (`model.fetched`), and fails at once. OpenCode takes its directory from PWD, not from the
+    process's own: set, as a shell sets it."""
+    tool_input = call.pop("tool_input", {"command": command, "description": "x"})
+    with FakeModel(command, tool=call.pop("tool", "bash"), tool_input=tool_input) as model:
+        options = {"baseURL": f"{model.url}/v1", "apiKey": "test-not-a-key"}
+        provider = {"fake": {"npm": "@ai-sdk/anthropic", "options": options, "models": {"m": {}}}}
+        env = {
+            "OPENCODE_CONFIG_CONTENT": json.dumps({"provider": provider, "model": "fake/m"}),
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "npm_config_registry": f"{model.url}/npm/",
+            "PWD": str(project),
+        }
+        return _session([str(opencode), "run", "Do the task."], env, project, model)
+
+
 def gemini_settings() -> Path:
     """The user's Gemini CLI settings, holding the API-key sign-in it needs before anything runs."""
     root = Path(os.environ.get("GEMINI_CLI_HOME") or os.environ["HOME"])
@@ -222,7 +247,7 @@ def gemini_settings() -> Path:
 class Host:
     """How the common cases install and run one host's real CLI, headless and unable to ask."""
 
-    FIXTURES = {"claude": "claude", "gemini": "gemini_cli", "codex": "codex", "copilot": "copilot_cli"}
+    FIXTURES = {"claude": "claude", "gemini": "gemini_cli", "codex": "codex", "copilot": "copilot_cli", "opencode": "opencode_cli"}
     # what the record says of a line that asks, in the mode run here: denied by gatekeep, or
     # passed on to the host, which denies it by itself when nobody can answer (Copilot CLI)
     ASKED = {"copilot": "ask"}
@@ -243,10 +268,12 @@ class Host:
             return run_codex(self.binary, project, command)
         if self.name == "copilot":
             return run_copilot(self.binary, project, command)
+        if self.name == "opencode":
+            return run_opencode(self.binary, project, command)
         return run_gemini(self.binary, project, command)
 
 
-HOSTS = ["claude", "gemini", "codex", "copilot"]
+HOSTS = ["claude", "gemini", "codex", "copilot", "opencode"]
 
 
 @pytest.fixture(params=HOSTS)
@@ -314,6 +341,7 @@ CONFIGURATION_ROOTS = [
     ("gemini", "GEMINI_CLI_HOME", ".gemini/settings.json"),
     ("codex", "CODEX_HOME", "hooks.json"),
     ("copilot", "COPILOT_HOME", "hooks/gatekeep.json"),
+    ("opencode", "XDG_CONFIG_HOME", "opencode/plugins/gatekeep.js"),
 ]
 
 
@@ -521,3 +549,41 @@ def test_copilot_cannot_write_the_settings_that_turn_gatekeep_off(copilot_cli, p
     run = run_copilot(copilot_cli, project, tool=tool, tool_input=tool_input)
     assert not target.exists() or "disableAllHooks" not in target.read_text(), run
     assert records()[-1]["outcome"] == "deny" and "coding agent's settings" in records()[-1]["reason"]
+
+
+def test_opencode_fetches_nothing_to_load_the_plugin(opencode_cli, project):
+    """With a plugin present, OpenCode installs its plugin SDK from npm before it starts a session
+    (offline, a minute of waiting at each start): gatekeep's needs none, and install says so."""
+    gatekeep("install", "--agent", "opencode")
+    run = run_opencode(opencode_cli, project, "touch made-by-agent")
+    assert (project / "made-by-agent").exists(), run
+    assert run.model.fetched == [], run
+    assert not (Path(os.environ["XDG_CONFIG_HOME"]) / "opencode" / "node_modules" / "@opencode-ai").exists()
+
+
+@pytest.mark.parametrize("tool", ["write", "edit", "bash"])
+def test_opencode_cannot_write_a_project_plugin(opencode_cli, project, tool):
+    """A project plugin runs as the user when OpenCode next starts there, and can change a command
+    after gatekeep's hook has passed it: OpenCode's own file tools may not write one either."""
+    gatekeep("install", "--agent", "opencode")
+    plugin = "export default { id: 'x', server: async () => ({}) }"
+    target = project / ".opencode" / "plugins" / "x.js"
+    if tool == "edit":
+        target = project / "opencode.json"
+        write(target, '{"plugin": []}')
+        tool_input = {"filePath": str(target), "oldString": '"plugin": []', "newString": '"plugin": ["./x.js"]'}
+    elif tool == "write":
+        tool_input = {"filePath": str(target), "content": plugin}
+    else:
+        tool_input = {"command": f"mkdir -p .opencode/plugins && echo \"{plugin}\" > .opencode/plugins/x.js", "description": "x"}
+    run = run_opencode(opencode_cli, project, tool=tool, tool_input=tool_input)
+    assert not target.exists() or "x.js" not in target.read_text(), run
+    assert records()[-1]["outcome"] == "deny" and "coding agent's settings" in records()[-1]["reason"]
+
+
+def test_a_project_plugin_is_reported_by_doctor(opencode_cli, project):
+    gatekeep("install", "--agent", "opencode")
+    assert agents_check(project)["ok"]
+    write(project / ".opencode" / "plugins" / "x.js", "export default { id: 'x', server: async () => ({}) }\n")
+    check = agents_check(project)
+    assert not check["ok"] and "project plugin" in check["detail"], check
