@@ -167,10 +167,10 @@ def test_a_secret_read_is_asked_not_contained(project, paths):
     assert "updatedInput" not in output
 
 
-@pytest.mark.parametrize("agent, host_does, outcome", [("cursor", "ask", "ask"), ("opencode", "block", "deny")])
+@pytest.mark.parametrize("agent, host_does, outcome", [("cursor", "ask", "ask")])
 def test_a_host_that_cannot_rewrite_the_command_gets_what_it_got_before(agent, host_does, outcome, project, paths):
-    """Cursor and OpenCode cannot take a new command: the line is asked, or denied where the
-    host cannot ask, as without containment."""
+    """Cursor's beforeShellExecution cannot take a new command: the line is asked, or denied
+    where the host cannot ask, as without containment."""
     _user_policy(CONTAIN)
     result = hook(agent, EVENTS[agent]("python3 reproduce.py", str(project)))
     assert result.host_does == host_does, result
@@ -185,6 +185,7 @@ REWRITTEN = {
     "codex": lambda answer: answer["hookSpecificOutput"]["updatedInput"]["command"],
     "gemini": lambda answer: answer["hookSpecificOutput"]["tool_input"]["command"],
     "copilot": lambda answer: answer["modifiedArgs"]["command"],
+    "opencode": lambda answer: answer["args"]["command"],  # (the plugin writes args over the call's)
 }
 
 
