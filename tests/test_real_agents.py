@@ -95,6 +95,9 @@ def gatekeep(*args: str, wrap: list[str] = (), python: Path | None = None) -> su
     return done
 
 
+DENY_TOUCH = "rules:\n  deny: ['touch *']\n"
+
+
 def user_policy(text: str) -> None:
     write(Path(os.environ["GATEKEEP_HOME"]) / "config" / "policy.yaml", text)
 
@@ -294,7 +297,7 @@ def test_each_host_runs_an_allowed_line_and_records_it(host, project):
 
 
 @pytest.mark.parametrize("line, policy, decision", [
-    ("touch denied-file", "deny:\n  - 'touch *'\n", "deny"),
+    ("touch denied-file", DENY_TOUCH, "deny"),
     ("mkdir ~/made-outside && touch denied-file", "", "ask"),  # an ask, where nobody can answer it
 ])  # fmt: skip
 def test_each_host_does_not_run_a_denied_or_asked_line_and_the_session_ends(host, project, line, policy, decision):
@@ -304,6 +307,7 @@ def test_each_host_does_not_run_a_denied_or_asked_line_and_the_session_ends(host
     assert run.process.returncode == 0, run
     outcome = Host.ASKED.get(host.name, "deny") if decision == "ask" else "deny"
     assert [(r["decision"], r["outcome"]) for r in records()] == [(decision, outcome)]
+    assert records()[0]["rule"] == ("touch *" if decision == "deny" else None)  # a rule's deny, not a broken policy's
     assert any("gatekeep: blocked" in r or "gatekeep: needs approval" in r for r in run.results), run
 
 
@@ -353,10 +357,10 @@ def test_each_hosts_configuration_root_is_honoured(name, variable, entry, reques
     host.install()  # (Codex's trust goes into $CODEX_HOME/config.toml)
     assert f"agent-hook {name}" in (root / entry).read_text()
     assert not (Path(os.environ["HOME"]) / f".{name}").exists()
-    user_policy("deny:\n  - 'touch *'\n")
+    user_policy(DENY_TOUCH)
     run = host.run(project, "touch denied-file")
     assert not (project / "denied-file").exists(), run
-    assert [r["outcome"] for r in records()] == ["deny"]
+    assert [(r["outcome"], r["rule"]) for r in records()] == [("deny", "touch *")]
     gatekeep("install", "--agent", name, "--remove")
     assert not (root / entry).exists() or f"agent-hook {name}" not in (root / entry).read_text()
 
@@ -504,10 +508,10 @@ def test_codex_trusts_the_hook_install_wrote_and_again_after_a_reinstall(codex, 
     python.parent.mkdir(parents=True)
     python.symlink_to(sys.executable)
     gatekeep("install", "--agent", "codex", python=python)
-    user_policy("deny:\n  - 'touch *'\n")
+    user_policy(DENY_TOUCH)
     run = run_codex(codex, project, "touch denied-file")
     assert not (project / "denied-file").exists(), run
-    assert [r["outcome"] for r in records()] == ["deny"]
+    assert [(r["outcome"], r["rule"]) for r in records()] == [("deny", "touch *")]
     check = agents_check(project)
     assert check["ok"], check
 
