@@ -267,7 +267,7 @@ AGENTS = tuple(HOSTS)  # the coding agents gatekeep speaks to
 @click.option(
     "--managed",
     is_flag=True,
-    help="With --agent claude or gemini: in the machine's managed settings (as root), which no project can turn off.",
+    help="With --agent claude, gemini or codex: in the machine's managed settings (as root), which no project can turn off.",
 )
 @click.option(
     "--path",

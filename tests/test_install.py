@@ -465,3 +465,42 @@ def test_opencode_remove_keeps_a_lock_npm_has_rewritten(isolated_home):
     (folder / "package-lock.json").write_text(changed)
     assert main(["install", "--agent", "opencode", "--remove"]) == 0
     assert (folder / "package-lock.json").read_text() == changed and (folder / "node_modules").is_dir()
+
+
+# --- Codex's managed requirements: gatekeep's block in the machine's requirements.toml --------------
+
+THEIR_REQUIREMENTS = 'allowed_approval_policies = ["untrusted", "on-request"]\n\n[mcp_servers.docs]\nidentity = { command = "docs-mcp" }\n'
+
+
+def codex_requirements(current: str | None, remove: bool = False) -> str | None:
+    setup = agent_setup.SETUPS["codex"]
+    return setup.requirements(current, setup.start(True), remove)
+
+
+@pytest.mark.parametrize("theirs", [None, THEIR_REQUIREMENTS])
+def test_codex_managed_requirements_hold_gatekeeps_hook_and_keep_the_machines_own(theirs):
+    import tomllib
+
+    text = codex_requirements(theirs)
+    parsed = tomllib.loads(text)
+    assert parsed["features"] == {"hooks": True}
+    [group] = parsed["hooks"]["PreToolUse"]
+    [handler] = group["hooks"]
+    assert group["matcher"] == "^Bash$" and handler["type"] == "command" and handler["timeout"] == 30
+    assert handler["command"] == agent_setup.SETUPS["codex"].command(agent_setup.SETUPS["codex"].start(True))
+    assert text.startswith(theirs or "")
+    assert codex_requirements(text) == text  # again: the same block, not a second one
+    assert codex_requirements(text, remove=True) == theirs  # out again: the machine's own, as it was
+
+
+@pytest.mark.parametrize("theirs, why", [
+    ("[features]\nhooks = false\n", "features or hooks of its own"),
+    ("features.hooks = false\n", "features or hooks of its own"),
+    ('[[hooks.PreToolUse]]\nmatcher = "x"\n', "features or hooks of its own"),
+    ("[features\n", "is not TOML"),
+])  # fmt: skip
+def test_codex_managed_requirements_that_set_features_or_hooks_are_not_merged(theirs, why):
+    from gatekeep.core.errors import FatalError
+
+    with pytest.raises(FatalError, match=why):
+        codex_requirements(theirs)

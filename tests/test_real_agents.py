@@ -185,14 +185,14 @@ def run_gemini(
         return _session([*argv, "--approval-mode", mode], env, project, model)
 
 
-def run_codex(codex: Path, project: Path, command: str = "", **call) -> Run:
+def run_codex(codex: Path, project: Path, command: str = "", *, wrap: list[str] = (), **call) -> Run:
     """`codex exec` in `project` against the fake model (a provider set with -c, so that Codex's
     config.toml holds only what install wrote), with its own sandbox and approvals off (its
     sandbox needs a helper of its own in this environment): only gatekeep stands in the way."""
     with FakeModel(command, tool="exec_command", tool_input=call.pop("tool_input", {"cmd": command}), **call) as model:
         provider = f'{{name="fake", base_url="{model.url}/v1", wire_api="responses", env_key="FAKE_OPENAI_KEY"}}'
         argv = [
-            str(codex), "exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox",
+            *wrap, str(codex), "exec", "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox",
             "-c", 'model="gpt-5-codex"', "-c", 'model_provider="fake"', "-c", f"model_providers.fake={provider}",
             "Do the task.",
         ]  # fmt: skip
@@ -526,6 +526,49 @@ def test_an_untrusted_codex_hook_is_reported(codex_cli, project, monkeypatch):
     monkeypatch.setenv("PATH", f"{codex_cli.parent}{os.pathsep}{os.environ['PATH']}")
     check = agents_check(project)
     assert not check["ok"] and "does not trust" in check["detail"], check
+
+
+def trust_codex_project(project: Path) -> None:
+    """What `codex exec --trust` (or Codex's question in a new folder) records."""
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    with open(config, "a") as f:
+        f.write(f'\n[projects."{project}"]\ntrust_level = "trusted"\n')
+
+
+@pytest.mark.parametrize("key", ["hooks", "codex_hooks"])
+def test_a_project_that_turns_codex_hooks_off_is_reported_by_doctor(codex, project, key):
+    """A trusted project's .codex/config.toml turns every hook off there (an untrusted one's is
+    not read, and doctor says nothing of it)."""
+    gatekeep("install", "--agent", "codex")
+    write(project / ".codex" / "config.toml", f"[features]\n{key} = false\n")
+    assert agents_check(project)["ok"]
+    trust_codex_project(project)
+    run = run_codex(codex, project, "touch ungated")
+    assert (project / "ungated").exists() and not records(), run  # what the managed entry is for
+    check = agents_check(project)
+    assert not check["ok"] and "hooks = false" in check["detail"] and "--managed" in check["fix"], check
+
+
+def test_no_project_turns_codexs_managed_entry_off(codex, project, tmp_path, isolated_home):
+    """The machine's requirements.toml pins the hooks feature on, and its hook needs no trust."""
+    system = tmp_path / "etc-codex"
+    system.mkdir()
+    write(system / "requirements.toml", 'allowed_web_search_modes = ["disabled"]\n')  # the machine's own
+    wrap = shadowed_etc(codex=system)
+    said = json.loads(gatekeep("install", "--agent", "codex", "--managed", "--json", wrap=wrap).stdout)
+    assert said["action"] == "installed" and said["notes"] == [], said
+    assert not (isolated_home / ".codex" / "hooks.json").exists()
+    write(project / ".codex" / "config.toml", "[features]\nhooks = false\n")
+    trust_codex_project(project)
+    user_policy(DENY_TOUCH)
+    run = run_codex(codex, project, "touch denied-file", wrap=wrap)
+    assert not (project / "denied-file").exists(), run
+    assert [(r["outcome"], r["rule"]) for r in records()] == [("deny", "touch *")]
+    check = agents_check(project, wrap)
+    assert check["ok"] and "managed" in check["detail"], check
+    gatekeep("install", "--agent", "codex", "--managed", "--remove", wrap=wrap)
+    assert (system / "requirements.toml").read_text() == 'allowed_web_search_modes = ["disabled"]\n'
 
 
 @pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])

@@ -79,9 +79,10 @@ def _exchange(requests: list[dict], cwd: str) -> dict[int, dict]:
     return answers
 
 
-def _ours(command: str) -> list[dict]:
-    """The hooks Codex lists whose command is exactly `command` (gatekeep's entry)."""
-    answers = _exchange([{"id": 1, "method": "hooks/list", "params": {}}], os.path.expanduser("~"))
+def _ours(command: str, directory: str | None = None) -> list[dict]:
+    """The hooks Codex lists whose command is exactly `command` (gatekeep's entry), for a session in
+    `directory` (default: the home directory), whose project settings may turn hooks off."""
+    answers = _exchange([{"id": 1, "method": "hooks/list", "params": {}}], directory or os.path.expanduser("~"))
     found = []
     for place in answers[1].get("result", {}).get("data", []):
         found += [h for h in place.get("hooks", []) if isinstance(h, dict) and h.get("command") == command]
@@ -103,14 +104,18 @@ def trust(command: str) -> str:
     return "Codex trusts the hook (its hash is recorded in Codex's config.toml)"
 
 
-def status(command: str) -> str | None:
-    """None when Codex trusts the hook whose command is `command`, else why it does not run."""
+def status(command: str, directory: str | None = None) -> str | None:
+    """None when Codex runs the hook whose command is `command` (in a session in `directory`, where
+    given), trusted and enabled, else why it does not run."""
     try:
-        hooks = _ours(command)
+        hooks = _ours(command, directory)
     except CodexError as e:
         return f"it cannot be told whether Codex trusts the hook: {e}"
     if not hooks:
-        return "Codex does not list gatekeep's hook"
+        where = f" in {directory}" if directory else ""
+        return f"Codex does not list gatekeep's hook{where} (a setting there turns hooks off: [features] hooks = false)"
+    if any(h.get("enabled") is False for h in hooks):
+        return "Codex lists gatekeep's hook as disabled (hooks.state enabled = false in its config.toml)"
     if any(h.get("trustStatus") != "trusted" for h in hooks):
         return "Codex does not trust the hook yet, so it runs its commands ungated"
     return None

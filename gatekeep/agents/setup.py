@@ -98,7 +98,7 @@ class Setup:
         and the user's), turns the user's hooks off, gatekeep's among them: one line each."""
         return []
 
-    def after_install(self, start: list[str]) -> list[str]:
+    def after_install(self, start: list[str], managed: bool = False) -> list[str]:
         """What must happen once the entry is written for the host to run it (done here where
         gatekeep can do it); the lines to say. It never fails: what it could not do, it says."""
         return list(self.notes)
@@ -107,8 +107,9 @@ class Setup:
         """What must be undone once the entry is taken out (what after_install did); the lines to say."""
         return []
 
-    def not_in_force(self) -> str | None:
-        """Why an installed entry does not run, where the host can say (doctor), or None."""
+    def not_in_force(self, directory: str | None = None) -> str | None:
+        """Why an installed entry does not run (in `directory`, where given), where the host can
+        say (doctor), or None."""
         return None
 
     def entries(self) -> list[str]:
@@ -194,36 +195,106 @@ class Claude(JsonHooks):
 
 class Codex(JsonHooks):
     """Codex: hooks.json in $CODEX_HOME. It runs a new or changed hook only once trusted, which
-    install records itself through Codex's app server (codex_trust.py)."""
+    install records itself through Codex's app server (codex_trust.py).
+
+    A trusted project's `.codex/config.toml` with `[features] hooks = false` (or the older
+    `codex_hooks`) turns every hook off there, the user's included (seen with the real CLI,
+    0.169.0; an untrusted project's configuration is not read). The machine's requirements (`/etc/codex/requirements.toml`)
+    outrank it: `--managed` puts gatekeep's hook there, with `[features] hooks = true`, which no
+    user or project setting can turn off, and which Codex runs without a trust of its own."""
 
     name, event, matcher = "codex", "PreToolUse", "^Bash$"
     UNTRUSTED = (
         "Codex runs a new or changed hook only once you trust it: in Codex, type /hooks, choose the gatekeep hook"
         " and press t. Until then Codex runs its commands ungated."
     )
+    REQUIREMENTS = "/etc/codex/requirements.toml"
+    BEGIN = "# >>> gatekeep: written by `gatekeep install --agent codex --managed`; its --remove takes it out >>>"
+    END = "# <<< gatekeep <<<"
 
-    def after_install(self, start: list[str]) -> list[str]:
+    def after_install(self, start: list[str], managed: bool = False) -> list[str]:
         from gatekeep.agents.codex_trust import CodexError, trust
 
+        if managed:
+            return []  # a managed hook needs no trust
         try:
             return [trust(self.command(start))]
         except CodexError as e:
             return [f"WARNING: gatekeep could not record Codex's trust in the hook ({e}).", self.UNTRUSTED]
 
-    def not_in_force(self) -> str | None:
+    def not_in_force(self, directory: str | None = None) -> str | None:
         from gatekeep.agents.codex_trust import status
 
         for command in self.entries():
-            why = status(command)
+            why = status(command, directory)
             if why is not None:
                 return why
         return None
 
+    def off_switches(self, directory: str) -> list[str]:
+        """The user's config.toml, and a trusted project's (Codex reads an untrusted one's not at all)."""
+        from gatekeep.judge.writes import work_tree
+
+        user = os.path.join(_dir("CODEX_HOME", "~/.codex"), "config.toml")
+        projects = _toml(user).get("projects")
+        trusted = {
+            place for place in (directory, work_tree(directory))
+            if isinstance(projects, dict) and isinstance(projects.get(place), dict)
+            and projects[place].get("trust_level") == "trusted"
+        }  # fmt: skip
+        found = []
+        for path in (user, *_project_files(directory, ".codex/config.toml")):
+            if path != user and os.path.dirname(os.path.dirname(path)) not in trusted:
+                continue
+            features = _toml(path).get("features")
+            if isinstance(features, dict) and any(features.get(k) is False for k in ("hooks", "codex_hooks")):
+                found.append(f"{path} sets [features] hooks = false: Codex runs no hook")
+        return found
+
     def path(self) -> str:
         return os.path.join(_dir("CODEX_HOME", "~/.codex"), "hooks.json")
 
+    def managed_path(self) -> str:
+        return self.REQUIREMENTS
+
     def handler(self, start: list[str], previous: list[dict], managed: bool = False) -> dict:
         return {**super().handler(start, previous), "statusMessage": "gatekeep"}
+
+    def render(self, current: str | None, start: list[str], remove: bool, managed: bool = False) -> str | None:
+        if not managed:
+            return super().render(current, start, remove, managed)
+        return self.requirements(current, start, remove)
+
+    def requirements(self, current: str | None, start: list[str], remove: bool) -> str | None:
+        """requirements.toml with gatekeep's block (between BEGIN and END) in it, or out of it
+        (None: nothing is left). The rest of the file is the machine's: kept as it is, and
+        refused when it sets the features or hooks itself, which gatekeep will not merge."""
+        import json
+
+        block = re.compile(rf"(?:^|\n){re.escape(self.BEGIN)}\n.*?\n{re.escape(self.END)}\n?", re.S)
+        rest = block.sub("\n", current or "").strip("\n")
+        if remove:
+            return rest + "\n" if rest.strip() else None
+        if rest.strip():
+            try:
+                import tomllib
+            except ImportError:  # Python 3.10
+                raise FatalError(f"{self.REQUIREMENTS} has requirements of its own, which this Python cannot read") from None
+            try:
+                theirs = tomllib.loads(rest)
+            except ValueError as e:
+                raise FatalError(f"{self.REQUIREMENTS} is not TOML ({e}); nothing changed") from None
+            if "features" in theirs or "hooks" in theirs:
+                raise FatalError(
+                    f"{self.REQUIREMENTS} sets features or hooks of its own; gatekeep does not merge them: add"
+                    " `[features] hooks = true` and gatekeep's PreToolUse hook by hand (docs/agents.md); nothing changed"
+                )
+        lines = [
+            self.BEGIN, "[features]", "hooks = true", "", "[[hooks.PreToolUse]]", f"matcher = {json.dumps(self.matcher)}",
+            "", "[[hooks.PreToolUse.hooks]]", 'type = "command"', f"command = {json.dumps(self.command(start))}",
+            f"timeout = {TIMEOUT_SECONDS}", 'statusMessage = "gatekeep"', self.END,
+        ]  # fmt: skip  (a JSON string, ASCII, is a TOML basic string)
+        return (rest + "\n\n" if rest.strip() else "") + "\n".join(lines) + "\n"
 
 
 class Gemini(JsonHooks):
@@ -370,7 +441,7 @@ class OpenCode(Setup):
         found += [path for path in files if _settings(path).get("plugin")]
         return [f"{path} is a project plugin, which runs as you and can change a command gatekeep passed" for path in found]
 
-    def after_install(self, start: list[str]) -> list[str]:
+    def after_install(self, start: list[str], managed: bool = False) -> list[str]:
         return [*self.notes, *self._settle_sdk()]
 
     def after_remove(self) -> list[str]:
@@ -440,16 +511,17 @@ def check_agents(directory: str):
         if not (held or _holds_entry(setup.path(), setup)):
             continue
         installed.append(setup.title + (" (managed)" if held else ""))
-        if not held:
-            problems += [f"{setup.title}: {line}" for line in setup.off_switches(directory)]
-        why = setup.not_in_force()
+        if held:
+            continue  # no user or project setting turns a managed entry off
+        problems += [f"{setup.title}: {line}" for line in setup.off_switches(directory)]
+        why = setup.not_in_force(directory)
         if why is not None:
             problems.append(f"{setup.title}: {why}")
     if problems:
         fix = (
-            "take those settings out (a managed entry, `sudo gatekeep install --agent claude --managed`, or gemini,"
-            " cannot be turned off); for Codex, run `gatekeep install --agent codex` again, or trust the hook"
-            " in its /hooks"
+            "take those settings out (a managed entry, `sudo gatekeep install --agent claude --managed`, or gemini"
+            " or codex, cannot be turned off); for an untrusted Codex hook, run `gatekeep install --agent codex`"
+            " again, or trust the hook in its /hooks"
         )
         return Check("agents", False, "; ".join(problems) + ": gatekeep is off there, or can be turned off", fix)
     if not installed:
@@ -477,6 +549,17 @@ def _project_files(directory: str, *names: str) -> list[str]:
 def _disabling(paths: list[str]) -> list[str]:
     """Those of the settings files `paths` that set `disableAllHooks` (Claude Code, Copilot CLI)."""
     return [path for path in paths if _settings(path).get("disableAllHooks") not in (None, False, "false")]
+
+
+def _toml(path: str) -> dict:
+    """The TOML table in `path`; {} when there is none, it is not TOML, or Python cannot read TOML (3.10)."""
+    try:
+        import tomllib
+
+        with open(path, "rb") as f:
+            return tomllib.loads(f.read(1 << 20).decode("utf-8"))
+    except (ImportError, OSError, ValueError):
+        return {}
 
 
 def _settings(path: str) -> dict:

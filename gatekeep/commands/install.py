@@ -233,7 +233,7 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
             raise FatalError(f"{e}; the managed settings are the machine's: run {again}") from None
         raise
     # (Codex: its trust, recorded; OpenCode: no SDK to fetch)
-    notes = setup.after_remove() if remove else setup.after_install(setup.start(managed))
+    notes = setup.after_remove() if remove else setup.after_install(setup.start(managed), managed)
     if as_json:
         said = {"agent": agent, "file": str(path), "action": action, "notes": notes}
         click.echo(json.dumps(said, ensure_ascii=False))
