@@ -21,6 +21,7 @@ STORE = ROOT / ".agent-clis"
 # name: (npm package, version, the command it installs)
 PINNED = {
     "claude": ("@anthropic-ai/claude-code", "2.1.328", "claude"),
+    "claude-2.1.197": ("@anthropic-ai/claude-code", "2.1.197", "claude"),  # before onFailure (2.1.295)
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
     "codex": ("@openai/codex", "0.169.0", "codex"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),

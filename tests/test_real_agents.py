@@ -51,6 +51,12 @@ def claude(clis, monkeypatch) -> Path:
 
 
 @pytest.fixture
+def claude_2_1_197(clis, monkeypatch) -> Path:
+    """An older Claude Code, from before `onFailure` (2.1.295): the entry's `|| … exit 2` alone blocks."""
+    return _on_path("claude-2.1.197", clis, monkeypatch)
+
+
+@pytest.fixture
 def codex(clis, monkeypatch) -> Path:
     return _on_path("codex", clis, monkeypatch)
 
@@ -250,14 +256,18 @@ def gemini_settings() -> Path:
 class Host:
     """How the common cases install and run one host's real CLI, headless and unable to ask."""
 
-    FIXTURES = {"claude": "claude", "gemini": "gemini_cli", "codex": "codex", "copilot": "copilot_cli", "opencode": "opencode_cli"}
+    FIXTURES = {
+        "claude": "claude", "claude-2.1.197": "claude_2_1_197", "gemini": "gemini_cli", "codex": "codex",
+        "copilot": "copilot_cli", "opencode": "opencode_cli",
+    }  # fmt: skip
     # what the record says of a line that asks, in the mode run here: denied by gatekeep, or
     # passed on to the host, which denies it by itself when nobody can answer (Copilot CLI)
     ASKED = {"copilot": "ask"}
 
-    def __init__(self, name: str, request) -> None:
-        self.name = name
-        self.binary = request.getfixturevalue(self.FIXTURES[name])
+    def __init__(self, key: str, request) -> None:
+        """`key`: the host's `--agent` name, or that name and a version other than the one pinned."""
+        self.name = key.split("-")[0]
+        self.binary = request.getfixturevalue(self.FIXTURES[key])
 
     def install(self, python: Path | None = None) -> None:
         if self.name == "gemini":
@@ -276,7 +286,7 @@ class Host:
         return run_gemini(self.binary, project, command)
 
 
-HOSTS = ["claude", "gemini", "codex", "copilot", "opencode"]
+HOSTS = ["claude", "claude-2.1.197", "gemini", "codex", "copilot", "opencode"]
 
 
 @pytest.fixture(params=HOSTS)
@@ -370,6 +380,19 @@ def installed(claude: Path) -> Path:
     """gatekeep's entry in the user's Claude Code settings, as `install --agent claude` writes it."""
     gatekeep("install", "--agent", "claude")
     return Path(os.environ["HOME"]) / ".claude" / "settings.json"
+
+
+def test_claude_code_before_on_failure_gets_an_entry_without_it(claude_2_1_197, claude, monkeypatch):
+    """`onFailure` is written for the Claude Code on PATH that knows it (2.1.295 and later), and
+    only then; without it, the entry's `|| … exit 2` blocks (the host cases, with 2.1.197)."""
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    for binary, on_failure in ((claude_2_1_197, None), (claude, "block")):
+        gatekeep("install", "--agent", "claude", "--remove")
+        path = os.environ["PATH"].split(os.pathsep)
+        monkeypatch.setenv("PATH", os.pathsep.join([str(binary.parent), *(d for d in path if d != str(binary.parent))]))
+        gatekeep("install", "--agent", "claude")
+        [handler] = json.loads(settings.read_text())["hooks"]["PreToolUse"][-1]["hooks"]
+        assert handler.get("onFailure") == on_failure, binary
 
 
 def test_an_asked_line_does_not_run_where_nobody_can_answer(claude, installed, project, isolated_home):
