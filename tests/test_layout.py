@@ -2,7 +2,7 @@
 
 Stages, earliest first (each folder's __init__.py says what it does):
 
-    core -> read -> name -> judge -> ask -> record -> contain -> shells -> agents -> commands -> cli -> main -> server
+    core -> read -> name -> judge -> review -> ask -> record -> contain -> shells -> agents -> commands -> cli -> main -> server
 
 A module may import its own stage or an earlier one, at the top of the file or inside a function
 (an import deferred for speed is still a dependency). The modules, folders and their order are
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gatekeep"
-STAGES = ("core", "read", "name", "judge", "ask", "record", "contain", "shells", "agents", "commands", "cli", "main", "server", "__main__")
+STAGES = ("core", "read", "name", "judge", "review", "ask", "record", "contain", "shells", "agents", "commands", "cli", "main", "server", "__main__")
 # The only modules that talk to a person through click: the command line, not the stages it wires.
 CLICK_STAGES = {"commands", "cli", "main"}
 

@@ -40,9 +40,10 @@ DRAIN_BYTES = 65536  # the most read at once of what is waiting (before the ques
 
 
 class Ended(Exception):
-    """The question ended without a key: `reason` is timeout | interrupt | eof | remote (then `given`)."""
+    """The question ended without a key: `reason` is timeout | interrupt | eof | remote (then
+    `given`: what the poll returned)."""
 
-    def __init__(self, reason: str, given: str | None = None):
+    def __init__(self, reason: str, given: object = None):
         super().__init__(reason)
         self.reason = reason
         self.given = given
@@ -60,7 +61,7 @@ class Keys:
         fd: int,
         deadline: float,
         report: Callable[[str], None],
-        poll: Callable[[], str | None] | None = None,
+        poll: Callable[[], object] | None = None,
         poll_seconds: float = 0.1,
     ):
         self.fd, self.deadline, self.report = fd, deadline, report

@@ -34,6 +34,11 @@ screen (its time to answer starts then) and polled while the prompt waits.
 With `remote` alone the keys here can only deny (d, Ctrl-C, Ctrl-D): whatever
 types into this terminal cannot approve.
 
+With a reviewer (`review:` in the policy, review/reviewer.py), the question is on
+screen at once and the reviewer runs beside it: the first of a deliberate answer
+and a verdict of the reviewer's that decides the line wins, and the screen says
+which. A person who answers first ends the reviewer.
+
 Colour marks the question when the terminal has it (TERM is not dumb) and
 NO_COLOR is unset or empty.
 """
@@ -76,12 +81,22 @@ class Remote:
 
 
 @dataclass(frozen=True)
+class Reviewer:
+    """A reviewer running beside the question: `poll()` returns its answer ("once" or "deny")
+    and its reason once it has a verdict that decides the line, else None; `name` is shown."""
+
+    name: str
+    poll: Callable[[], tuple[str, str] | None]
+
+
+@dataclass(frozen=True)
 class Answer:
     """What the user answered at the prompt, or why there was no answer."""
 
     answer: str  # once | always | deny | never | contained | timeout | eof | interrupt | no-tty | busy
     timed_out: bool = False
-    source: str = "tty"  # where the answer came from: tty | remote
+    source: str = "tty"  # where the answer came from: tty | remote | reviewer
+    note: str = ""  # the reviewer's reason, when it answered
 
     @property
     def approved(self) -> bool:
@@ -96,8 +111,10 @@ def ask(
     tty_path: str = "/dev/tty",
     remote: Remote | None = None,
     confirm: str = "key",
+    reviewer: Reviewer | None = None,
 ) -> Answer:
-    """Ask on the terminal; `remote`, if given, is also polled for an answer from elsewhere."""
+    """Ask on the terminal; `remote`, if given, is also polled for an answer from elsewhere, and
+    `reviewer` for its verdict."""
     try:
         fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError:
@@ -107,7 +124,7 @@ def ask(
             if not locked:
                 _write(fd, "gatekeep: another gatekeep question held this terminal too long; denied\n")
                 return Answer("busy")
-            return _question(fd, line, verdict, timeout, remote, confirm)
+            return _question(fd, line, verdict, timeout, remote, confirm, reviewer)
     finally:
         os.close(fd)
 
@@ -184,6 +201,7 @@ def render(
     word: str = "",
     set_aside: str = "",
     colour: bool = False,
+    reviewer: Reviewer | None = None,
 ) -> str:
     names = ", ".join(dict.fromkeys(c.normalized.name for c in verdict.commands if c.decision != "allow"))
     here = remote is None or remote.here
@@ -199,6 +217,8 @@ def render(
     if remote is not None:
         where = "or" if here else "only"
         lines.append(f"  {where} from another terminal: gatekeep approve {remote.short_id} (or gatekeep console)")
+    if reviewer is not None:
+        lines.append(f"  the reviewer ({visible(reviewer.name)}) is looking at it too: a sure verdict of its may answer")
     lines.append(f"  (press one key on its own, after a pause; no answer in {timeout} s means deny)")
     lines.append(choices_text(verdict, remote, colour))
     return "\n".join(lines)  # the terminal (OPOST) turns \n into \r\n
@@ -217,7 +237,13 @@ def ignored_note(text: str) -> str:
 
 
 def _question(
-    fd: int, line: str, verdict: LineVerdict, timeout: int, remote: Remote | None = None, confirm: str = "key"
+    fd: int,
+    line: str,
+    verdict: LineVerdict,
+    timeout: int,
+    remote: Remote | None = None,
+    confirm: str = "key",
+    reviewer: Reviewer | None = None,
 ) -> Answer:
     allowed = {"o", "d"} | ({"a", "n"} if verdict.suggestions else set()) | ({"c"} if verdict.contain else set())
     if remote is not None and not remote.here:
@@ -241,11 +267,11 @@ def _question(
             fd,
             deadline,
             report=lambda typed: _write(fd, f"\n  {ignored_note(typed)}\n{prompt}"),
-            poll=remote.poll if remote is not None else None,
+            poll=_either(remote, reviewer),
             poll_seconds=POLL_SECONDS,
         )
         set_aside = keys.set_aside()
-        _write(fd, render(line, verdict, timeout, remote, word, set_aside, colour))
+        _write(fd, render(line, verdict, timeout, remote, word, set_aside, colour, reviewer))
         if remote is not None:
             remote.shown(time.time() + timeout)
         try:
@@ -256,6 +282,8 @@ def _question(
         except Ended as ended:
             answer = _ended(ended)
         _write(fd, f"{answer.answer}\n")
+        if answer.source == "reviewer":
+            _write(fd, f"  answered by the reviewer ({visible(reviewer.name)}): {visible(answer.note)}\n")
         if rest := keys.finish():
             _write(fd, f"  {unused_note(rest)}\n")
         return answer
@@ -283,9 +311,25 @@ def _on_kill(handler) -> dict:
     return {sig: signal.signal(sig, how) for sig, how in handlers.items() if how is not None}
 
 
+def _either(remote: Remote | None, reviewer: Reviewer | None) -> Callable[[], tuple | None] | None:
+    """One poll for an answer given elsewhere: (source, answer, note), from another terminal or the reviewer."""
+    if remote is None and reviewer is None:
+        return None
+
+    def poll() -> tuple | None:
+        if remote is not None and (given := remote.poll()) is not None:
+            return "remote", given, ""
+        if reviewer is not None and (given := reviewer.poll()) is not None:
+            return "reviewer", *given
+        return None
+
+    return poll
+
+
 def _ended(ended: Ended) -> Answer:
     if ended.reason == "remote":
-        return Answer(ended.given or "deny", source="remote")
+        source, given, note = ended.given if isinstance(ended.given, tuple) else ("remote", ended.given, "")
+        return Answer(given or "deny", source=source, note=note)
     return Answer(ended.reason, timed_out=ended.reason == "timeout")
 
 
@@ -331,18 +375,20 @@ def _read_word(fd: int, keys: Keys, word: str) -> Answer:
             _write(fd, char)
 
 
-def wait_remote(timeout: int, remote: Remote) -> Answer:
-    """No terminal to ask on: wait for an answer from another terminal only."""
+def wait_remote(timeout: int, remote: Remote, reviewer: Reviewer | None = None) -> Answer:
+    """No terminal to ask on: wait for an answer from another terminal (or the reviewer) only."""
     deadline = time.monotonic() + timeout
     remote.shown(time.time() + timeout)
+    poll = _either(remote, reviewer)
     try:
-        while (given := remote.poll()) is None:
+        while (given := poll()) is None:
             if time.monotonic() >= deadline:
                 return Answer("timeout", timed_out=True)
             time.sleep(POLL_SECONDS)
     except KeyboardInterrupt:
         return Answer("interrupt")
-    return Answer(given, source="remote")
+    source, answer, note = given
+    return Answer(answer, source=source, note=note)
 
 
 def _write(fd: int, text: str) -> None:

@@ -44,7 +44,11 @@ MAX_EVENT_BYTES = 4 << 20  # far above any command a host sends; past it, a host
 
 def agent_hook(agent: str, policy_file: str | None = None, stdin=None, deadline: float | None = None) -> int:
     """Answer the event on `stdin` (binary; default: sys.stdin's) for host `agent`; the exit code is the host's."""
+    import time
+
     host = HOSTS[agent]
+    # a reviewer's time counts inside the deadline: it must be done a second before the deny at it
+    until = time.monotonic() + (deadline if deadline is not None else DEADLINE_SECONDS) - 1
     answered = _thread.allocate_lock()  # taken by whoever answers first: the hook, or its deadline
     if deadline is not None:
         _thread.start_new_thread(_answer_at_deadline, (host, deadline, answered))
@@ -52,7 +56,7 @@ def agent_hook(agent: str, policy_file: str | None = None, stdin=None, deadline:
         data = (sys.stdin.buffer if stdin is None else stdin).read(MAX_EVENT_BYTES + 1)
         if len(data) > MAX_EVENT_BYTES:
             raise BadEvent(f"the hook event is over {MAX_EVENT_BYTES >> 20} MiB")
-        answer = _decide(host, read_event(data), policy_file)
+        answer = _decide(host, read_event(data), policy_file, until)
     except FatalError as e:
         answer = host.fail(f"gatekeep: blocked: {e}")
     except KeyboardInterrupt:
@@ -65,7 +69,7 @@ def agent_hook(agent: str, policy_file: str | None = None, stdin=None, deadline:
     return _write(answer)
 
 
-def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
+def _decide(host: Host, event: dict, policy_file: str | None, until: float) -> Answer:
     call = host.read(event)
     if call is None:
         return host.pass_through()  # not a shell command
@@ -93,6 +97,7 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
         verdict, policy = max(judged, key=lambda pair: STRICTNESS[pair[0].decision])  # the first of the strictest
         decision, reason, rule, suggestions = verdict.decision, verdict.reason, verdict.rule, verdict.suggestions
         contain = all(v.contain for v, _ in judged if v.decision == "ask") and verdict.contain
+        verdict = verdict._replace(reviewable=all(v.reviewable for v, _ in judged if v.decision == "ask"))
     else:
         decision, reason, rule, suggestions = "ask", f"gatekeep cannot read {call.shell} commands", None, ()
     if decision == "ask" and contain and host.rewrites and call.tool_input is not None:
@@ -104,7 +109,12 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
             return host.allow_instead(call, instead, visible(f"gatekeep: {contain}"))
     cannot_ask = None if host.asks else f"{host.title} cannot ask for it"
     cannot_ask = cannot_ask or call.cannot_ask
-    outcome = "deny" if decision == "ask" and cannot_ask else decision
+    review = decided = None
+    if call.writes is None and call.shell == "sh" and decision == "ask" and policy.review.command:
+        review, decided = _review(call, verdict, policy, host, until)
+    outcome = decided or ("deny" if decision == "ask" and cannot_ask else decision)
+    if decided is not None:
+        record["answered_from"] = "reviewer"
     record.update(
         decision=decision,
         outcome=outcome,
@@ -115,9 +125,30 @@ def _decide(host: Host, event: dict, policy_file: str | None) -> Answer:
         timed_out=False,
         policy_sha256=policy.sha256,
     )
+    if review is not None:
+        record["review"] = review.as_record(policy.review.command)
     save_record(paths.audit_log, record, policy.syslog, policy.rotation)
+    if decided is not None:
+        said = "allowed" if decided == "allow" else "blocked (deny)"
+        return host.answer(decided, visible(f"gatekeep: {said} by the reviewer ({record['review']['reviewer']}): {review.reason}"))
     errors = [layer.error for layer in policy.layers if layer.error]
     return host.answer(outcome, explain(decision, reason, suggestions, errors, cannot_ask))
+
+
+def _review(call, verdict, policy, host: Host, until: float):
+    """The reviewer's Verdict on the call's command, run within the hook's own time (`until`,
+    time.monotonic()), and what it makes of the line ("allow", "deny" or None: it asks)."""
+    import time
+
+    from gatekeep.review.reviewer import Verdict, outcome, request, run, worth_asking
+
+    if not worth_asking(verdict, policy.review):
+        return None, None
+    left = min(policy.review.timeout, until - time.monotonic())
+    if left <= 0:
+        return Verdict("none", None, "", 0.0, "no time was left for the reviewer within the hook's"), None
+    found = run(policy.review.command, request(call.command, call.cwd, verdict, policy.review, host.name, call.session), left)
+    return found, outcome(found, verdict, policy.review)
 
 
 def contained_command(command: str, policy_file: str | None) -> str | None:

@@ -104,11 +104,25 @@ def check(
         verdict = _containable_here(verdict, can_contain)
         if verdict.contain is not None and policy.sandbox.contain:
             return _contained(paths, record, verdict, policy)
-    if verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty"):
+    review = None  # the reviewer's Verdict (review/reviewer.py), when one was asked
+    will_ask = verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty")
+    if not audit_only and _worth_reviewing(verdict, policy):
+        if not questions:
+            raise HandBack  # (a reviewer runs in the process that may ask, not in the warm checker)
+        if not will_ask:  # nobody to ask: its verdict alone may answer
+            from gatekeep.review.reviewer import outcome as review_outcome
+            from gatekeep.review.reviewer import run
+
+            review = run(policy.review.command, _review_request(record, verdict, policy), policy.review.timeout)
+            if (decided := review_outcome(review, verdict, policy.review)) is not None:
+                from gatekeep.ask.prompt import Answer
+
+                answer = Answer("once" if decided == "allow" else "deny", source="reviewer", note=review.reason)
+    if will_ask:
         if not questions:
             raise HandBack
         ready_to_record(paths)
-        answer = _ask(paths, record, verdict, policy, on_terminal)
+        answer, review = _ask_reviewed(paths, record, verdict, policy, on_terminal)
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
             _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
@@ -128,6 +142,8 @@ def check(
     )
     if answer is not None and answer.source != "tty":
         record["answered_from"] = answer.source
+    if review is not None:
+        record["review"] = review.as_record(policy.review.command)
     if audit_mode:
         record["mode"] = "audit"
     save_record(paths.audit_log, record, policy.syslog, policy.rotation)
@@ -137,6 +153,9 @@ def check(
         print(dumps(output))
     elif audit_only and verdict.decision != "allow":
         print(f"gatekeep: audit mode, not blocked; it would {verdict.decision}: {verdict.reason}", file=sys.stderr)
+    elif answer is not None and answer.source == "reviewer" and not record["prompted"]:
+        said = "allowed" if answer.approved else "blocked"
+        print(f"gatekeep: {said} by the reviewer: {visible(answer.note)}", file=sys.stderr)
     elif answer is not None:
         if not answer.approved:
             print(f"gatekeep: blocked: not approved ({answer.answer})", file=sys.stderr)
@@ -184,14 +203,56 @@ def _contained(paths, record: dict, verdict, policy, answer: str | None = None) 
     return EXIT_CONTAIN
 
 
-def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
+def _worth_reviewing(verdict, policy) -> bool:
+    """Whether a reviewer is set and could change this line's outcome (review/reviewer.py, imported
+    only then: a check without one loads none of it)."""
+    if verdict.decision != "ask" or not policy.review.command:
+        return False
+    from gatekeep.review.reviewer import worth_asking
+
+    return worth_asking(verdict, policy.review)
+
+
+def _review_request(record: dict, verdict, policy) -> dict:
+    from gatekeep.review.reviewer import request
+
+    return request(record["command"], record["cwd"], verdict, policy.review)
+
+
+def _ask_reviewed(paths, record: dict, verdict, policy, on_terminal: bool):
+    """Ask (_ask), with the reviewer beside the question where it could change anything: the
+    answer, and the reviewer's Verdict (None when none was asked). A person who answers first
+    ends the reviewer; what it said by then is kept for the record."""
+    if not _worth_reviewing(verdict, policy):
+        return _ask(paths, record, verdict, policy, on_terminal), None
+    from gatekeep.review.reviewer import Beside
+    from gatekeep.review.reviewer import outcome as review_outcome
+
+    beside = Beside(policy.review.command, _review_request(record, verdict, policy), policy.review.timeout)
+
+    def poll():
+        found = beside.poll()
+        decided = review_outcome(found, verdict, policy.review) if found is not None else None
+        return None if decided is None else ("once" if decided == "allow" else "deny", found.reason)
+
+    from gatekeep.ask.prompt import Reviewer
+
+    reviewer = Reviewer(os.path.basename(policy.review.command[0]), poll)
+    try:
+        answer = _ask(paths, record, verdict, policy, on_terminal, reviewer)
+    finally:
+        beside.stop()
+    return answer, beside.verdict
+
+
+def _ask(paths, record: dict, verdict, policy, on_terminal: bool, reviewer=None):
     """Ask on this terminal, or (approve: remote | both) publish the request for another terminal
     too (approvals.py) and take the first answer; it is withdrawn whatever happens."""
     from gatekeep.ask.prompt import Remote, ask, wait_remote
 
     line, lock = record["command"], paths.lock_for(record["tty"]) if record["tty"] else None
     if policy.approve == "tty":
-        return ask(line, verdict, policy.timeout, lock, confirm=policy.confirm)
+        return ask(line, verdict, policy.timeout, lock, confirm=policy.confirm, reviewer=reviewer)
     import time
 
     from gatekeep.record import approvals
@@ -217,9 +278,9 @@ def _ask(paths, record: dict, verdict, policy, on_terminal: bool):
     remote = Remote(request_id[:8], poll, here=policy.approve == "both", shown=shown)
     try:
         if on_terminal:
-            return ask(line, verdict, policy.timeout, lock, remote=remote, confirm=policy.confirm)
+            return ask(line, verdict, policy.timeout, lock, remote=remote, confirm=policy.confirm, reviewer=reviewer)
         print(f"gatekeep: waiting up to {policy.timeout} s for `gatekeep approve {request_id[:8]}`", file=sys.stderr)
-        return wait_remote(policy.timeout, remote)
+        return wait_remote(policy.timeout, remote, reviewer)
     finally:
         approvals.withdraw(paths, request_id)
 

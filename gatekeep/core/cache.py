@@ -9,7 +9,7 @@ edit, a replaced file or a new gatekeep version always takes effect at once:
 there are no timestamps to trust.
 
 The key also holds gatekeep's version and the cache's name, which carries the
-format of its data (`policy-11-SLOT`, `tools-6`): a change to that format changes the name.
+format of its data (`policy-12-SLOT`, `tools-6`): a change to that format changes the name.
 
 gatekeep's own data files (tools/: shipped with it, read by every
 check) are the one exception: cached_files keys them by each file's size,

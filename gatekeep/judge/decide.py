@@ -47,14 +47,17 @@ class CommandVerdict(record("CommandVerdict", "normalized decision rule why firm
         return self.normalized.command.text
 
 
-class LineVerdict(record("LineVerdict", "decision reason rule commands suggestions firm contain", defaults=(False, None))):
+class LineVerdict(
+    record("LineVerdict", "decision reason rule commands suggestions firm contain reviewable", defaults=(False, None, False))
+):
     """The verdict for a whole line: the strictest of its commands', or the line's own risk.
 
     rule: the Rule behind it or None; commands: a CommandVerdict per simple
     command; suggestions: patterns that would allow the line; firm: a deny that holds in
     `mode: audit` too (the built-in policy's: `rm -rf ~`, a fork bomb, a write to ~/.bashrc);
     contain: for an ask, why the line may run contained instead (gate.py), else None. A front
-    end that cannot contain it asks, as for any ask.
+    end that cannot contain it asks, as for any ask. reviewable: for an ask, whether a
+    reviewer's allow may answer it (gate.py; review/reviewer.py).
     """
 
     __slots__ = ()

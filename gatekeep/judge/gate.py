@@ -103,7 +103,22 @@ def _evaluate(
     if verdict.decision == "ask" and wanted and policy.default == "ask" and not verdict.firm:
         why = _containable(parsed, normalized, matches, policy, context, shell_names)
         verdict = verdict._replace(contain=why)
+    if verdict.decision == "ask" and policy.review.command and policy.review.allow and not verdict.firm:
+        verdict = verdict._replace(reviewable=_reviewable(parsed, normalized, matches, policy, context, shell_names))
     return verdict
+
+
+def _reviewable(parsed, normalized, matches, policy: Policy, context: WriteContext, shell_names) -> bool:
+    """Whether a reviewer's allow may answer a line that asks (review/reviewer.py): when `posture:
+    guard` would allow it, so that what asks is only that it runs code or changes files of the
+    working tree, never a rule, a loss, a secret, a protected path, a write outside the tree, a
+    pipe into a shell or a change to the system (posture.py). A line with no working tree is
+    not: guard has nothing to hold it to."""
+    guard = policy._replace(posture="guard")
+    guarded = write_context(context.cwd, guard)
+    if guarded.workspace is None:
+        return False
+    return decide(parsed, normalized, matches, guard, guarded, shell_names).decision == "allow"
 
 
 def _containable(parsed, normalized, matches, policy: Policy, context: WriteContext, shell_names) -> str | None:

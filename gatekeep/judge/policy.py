@@ -76,9 +76,13 @@ from gatekeep.judge.containment import combine as sandbox_settings
 from gatekeep.judge.containment import parse as parse_sandbox
 from gatekeep.judge.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.judge.project import find_project_files, is_trusted
+from gatekeep.judge.reviewing import combine as review_settings
+from gatekeep.judge.reviewing import parse as parse_review
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
-KEYS = ("default", "posture", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect", "sandbox")
+KEYS = (
+    "default", "posture", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect", "sandbox", "review",
+)  # fmt: skip
 MODES = ("audit", "enforce")  # loosest first
 POSTURES = ("guard", "workspace", "strict")  # what a command no rule decides may do unasked, loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
@@ -95,8 +99,11 @@ class Layer(
     record(
         "Layer",
         "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation posture"
-        " sandbox",
-        defaults=(None, None, (), (), None, None, None, None, None, (), (), (None, None), None, (None, None, ())),
+        " sandbox review",
+        defaults=(
+            None, None, (), (), None, None, None, None, None, (), (), (None, None), None, (None, None, ()),
+            (None, None, (), ()),
+        ),  # fmt: skip
     )
 ):
     """One policy file: its text and what it sets.
@@ -110,7 +117,8 @@ class Layer(
     protect: (action, verdict, path, excepts) for each protected path;
     rotation: (max_bytes, keep) from `audit: {max_size: ..., keep: ...}`, None where not set;
     posture: what the file sets, or None; sandbox: (contain, network, writable) of `sandbox:`
-    (containment.py), None and () for what it does not set.
+    (containment.py), None and () for what it does not set; review: (command, timeout, allow,
+    deny) of `review:` (reviewing.py), likewise.
     """
 
     __slots__ = ()
@@ -120,8 +128,8 @@ class Policy(
     record(
         "Policy",
         "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected rotation"
-        " posture posture_layer sandbox",
-        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None, None),
+        " posture posture_layer sandbox review",
+        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None, None, None),
     )
 ):
     """The layers combined: the effective default and timeout, and every rule, indexed.
@@ -132,7 +140,8 @@ class Policy(
     classes of loss whose questions `loss:` turned off; protected holds the protect.Entry of
     every layer, the built-in policy's first; rotation is (max_bytes, keep) for the audit log;
     posture is "strict", "workspace" or "guard" (posture.py), set by posture_layer (None: by none);
-    sandbox is the combined `sandbox:` settings (containment.Sandbox).
+    sandbox is the combined `sandbox:` settings (containment.Sandbox); review the combined
+    `review:` settings (reviewing.Review).
     """
 
     __slots__ = ()
@@ -180,7 +189,7 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
     slot = _slot(paths.system_policy, user, *project_files)
-    cache_name = f"policy-11-{slot}"
+    cache_name = f"policy-12-{slot}"
     built_in = resources.DEFAULT_POLICY  # the path its messages name: this installation's file
     key = (cache_name, built_in, *_sources_key(sources))
     policy = _loaded.get(key)
@@ -305,12 +314,14 @@ def _parse_project(path: str, text: str | PolicyError) -> Layer:
 
 
 def _untrusted(layer: Layer, trusted: bool) -> Layer:
-    """An untrusted layer keeps its deny and ask rules; its allow rules are set aside."""
+    """An untrusted layer keeps its deny and ask rules (and its reviewer's deny descriptions);
+    its allow rules (and allow descriptions) are set aside."""
     if trusted:
         return layer
     kept = tuple(rule for rule in layer.rules if rule[0] != "allow")
     ignored = tuple(pattern for verdict, pattern, _ in layer.rules if verdict == "allow")
-    return layer._replace(rules=kept, ignored=ignored)
+    command, timeout, _, deny = layer.review
+    return layer._replace(rules=kept, ignored=ignored, review=(command, timeout, (), deny))
 
 
 def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | None = None) -> Policy:
@@ -363,6 +374,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
         posture,
         posture_layer,
         sandbox_settings(layers),
+        review_settings(layers),
     )
 
 
@@ -554,6 +566,7 @@ def _layer(name: str, path: str, text: str, data) -> Layer:
     settings["loss"] = _loss(path, data)
     settings["protect"] = _protect(path, data)
     settings["sandbox"] = parse_sandbox(path, data, _line)
+    settings["review"] = parse_review(name, path, data, _line)
     return Layer(name, path, text, default, timeout, rules, **settings)
 
 
