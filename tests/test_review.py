@@ -309,3 +309,110 @@ def test_gatekeep_check_at_a_terminal_shows_the_question_and_takes_the_reviewers
     record = last_record()
     assert (record["outcome"], record["answer"], record["answered_from"]) == ("allow", "once", "reviewer")
     assert record["prompted"] is True and record["review"]["decision"] == "allow"
+
+
+# --- the llm reviewer, through llm's offline echo model ---------------------------------------------
+
+LLM_REVIEWER = [sys.executable, "-m", "gatekeep.review.llm_reviewer"]
+SURE_ALLOW = json.dumps({"raw": json.dumps({"decision": "allow", "confidence": "high", "reason": "builds it"})})
+
+
+@pytest.fixture
+def echo_model():
+    pytest.importorskip("llm_echo", reason="llm-echo is not installed (pip install -e '.[test]')")
+
+
+def llm_review(request: dict, *args: str) -> dict:
+    done = subprocess.run(
+        [*LLM_REVIEWER, *args], input=json.dumps(request), capture_output=True, text=True, timeout=60
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+REQUEST = {"version": 1, "line": "python3 build.py", "cwd": "/src/app", "commands": ["python3 build.py"],
+           "why": "runs code", "may_allow": True, "allow": ["build the project"], "deny": [], "host": None,
+           "session": None}  # fmt: skip
+
+
+def test_the_llm_reviewer_sends_the_model_the_line_and_takes_no_text_for_a_verdict(echo_model):
+    said = llm_review(REQUEST, "-m", "echo")  # echo answers with the prompt it was sent: no verdict
+    assert (said["decision"], said["confidence"]) == ("none", "low")
+    assert said["reason"].startswith("the model's answer is not a verdict")
+    assert "python3 build.py" in said["reason"]  # (the excerpt of what echo said: the prompt, the line first)
+
+
+def test_the_llm_reviewer_reads_the_models_verdict(echo_model):
+    said = llm_review(REQUEST, "-m", "echo", "--template", SURE_ALLOW)  # echo answers the raw text
+    assert said == {"decision": "allow", "confidence": "high", "reason": "builds it"}
+
+
+@pytest.mark.parametrize("args, why", [
+    (("-m", "no-such-model"), "the model no-such-model failed"),
+    (("-m", "echo", "--template", json.dumps({"raw": "```json\n{\"decision\": \"maybe\"}\n```"})), "not a verdict"),
+])  # fmt: skip
+def test_the_llm_reviewer_says_none_when_there_is_no_verdict(echo_model, args, why):
+    said = llm_review(REQUEST, *args)
+    assert said["decision"] == "none" and why in said["reason"], said
+
+
+def test_the_llm_reviewer_finds_the_verdict_in_a_fence_or_after_words():
+    from gatekeep.review.llm_reviewer import verdict_in
+
+    text = 'Sure. Here it is:\n```json\n{"decision": "deny", "confidence": "high", "reason": "drops a table"}\n```'
+    assert verdict_in(text) == {"decision": "deny", "confidence": "high", "reason": "drops a table"}
+    assert verdict_in('{"note": {"decision": "allow"}} then {"decision": "allow", "confidence": "low", "reason": ""}') == {
+        "decision": "allow", "confidence": "low", "reason": ""
+    }  # fmt: skip
+    assert verdict_in("allow, with high confidence") is None
+
+
+def test_gatekeep_takes_the_llm_reviewers_verdict(echo_model, project):
+    user_policy(
+        "review:\n"
+        f"  command: {json.dumps([*LLM_REVIEWER, '-m', 'echo', '--template', SURE_ALLOW])}\n"
+        "  timeout: 30\n  allow: [build the project]\n"
+    )
+    assert check("python3 build.py", project).returncode == 0
+    assert last_record()["review"] | {"latency_ms": 0} == {
+        "reviewer": os.path.basename(sys.executable), "decision": "allow", "confidence": "high",
+        "reason": "builds it", "latency_ms": 0,
+    }  # fmt: skip
+    assert check("git clean -fdx", project).returncode == 1  # the same sure allow: a loss still asks
+    assert "review" not in last_record()  # (no deny description: nothing the reviewer could change there)
+    stats = subprocess.run([*GATEKEEP, "audit", "stats"], capture_output=True, text=True, timeout=60).stdout
+    assert "reviewer: asked about 1 questions, answered 1 (1 allowed, 0 denied); overruled by you 0" in stats
+
+
+# --- audit stats: what the reviewer answered, and where people overruled it --------------------------
+
+
+def test_audit_stats_counts_the_reviewers_answers_and_overrulings():
+    from gatekeep.record.stats import summarize
+
+    def ask(**fields) -> dict:
+        return {"command": "python3 build.py", "decision": "ask", "prompted": True, **fields}
+
+    records = [
+        ask(outcome="allow", answer="once", answered_from="reviewer", review={"decision": "allow"}),
+        ask(outcome="deny", answer=None, prompted=False, answered_from="reviewer", review={"decision": "deny"}),
+        ask(outcome="deny", answer="deny", review={"decision": "allow", "confidence": "medium"}),  # overruled
+        ask(outcome="allow", answer="once", review={"decision": "deny", "confidence": "low"}),  # overruled
+        ask(outcome="allow", answer="once", review={"decision": "allow", "confidence": "low"}),  # agreed
+        ask(outcome="deny", answer="deny", review={"decision": "none", "error": "the reviewer did not answer in time"}),
+        ask(outcome="deny", answer="deny", review={"decision": "none", "error": "the question was answered first"}),
+        ask(outcome="deny", answer="deny"),  # no reviewer
+    ]
+    said = summarize(records)["review"]
+    assert said == {"asked": 7, "answered": 2, "allowed": 1, "denied": 1, "overruled": 2, "failed": 1}
+
+
+def test_the_smallest_reviewer_in_the_docs_is_no_verdict(project, tmp_path):
+    text = (Path(__file__).resolve().parents[1] / "docs" / "policy.md").read_text()
+    script = text.split("The smallest reviewer:\n\n```sh\n", 1)[1].split("```", 1)[0]
+    write(tmp_path / "smallest.sh", script)
+    user_policy(f"review:\n  command: [/bin/sh, {tmp_path / 'smallest.sh'}]\n  allow: [build the project]\n")
+    assert check("python3 build.py", project).returncode == 1  # no opinion: asked, and nobody can answer
+    assert last_record()["review"] | {"latency_ms": 0} == {
+        "reviewer": "sh", "decision": "none", "confidence": "low", "reason": "no opinion", "latency_ms": 0,
+    }  # fmt: skip

@@ -66,6 +66,13 @@ def _show(s: dict) -> None:
         click.echo(f"outcome:  {_counts(s['outcomes'])}")
         if s["answers"]:
             click.echo(f"answers:  {_counts(s['answers'])}")
+    review = s["review"]
+    if review["asked"]:
+        click.echo(
+            f"reviewer: asked about {review['asked']:,} questions, answered {review['answered']:,}"
+            f" ({review['allowed']:,} allowed, {review['denied']:,} denied); overruled by you {review['overruled']:,};"
+            f" no verdict (failed, timed out) {review['failed']:,}"
+        )
     if s["unreadable"]:
         click.echo(f"unreadable lines skipped: {s['unreadable']:,}")
     if s["top_names"]:

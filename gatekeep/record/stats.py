@@ -90,6 +90,7 @@ def summarize(
     still_asked: list[tuple[str, ...]] = []
     looser: collections.Counter = collections.Counter()  # posture -> how many still-asked lines it allows
     count = unreadable = audit_mode = audit_blocked = prompted = policy_errors = 0
+    reviewed: collections.Counter = collections.Counter()  # the reviewer: asked, answered, overruled, failed
     first = last = None
     recheck = _Recheck(policy_for)
     for record in records:
@@ -107,6 +108,7 @@ def summarize(
         prompted += record.get("prompted") is True
         if record.get("answer") is not None:
             answers[_kind(record["answer"])] += 1
+        reviewed.update(_reviewed(record))
         ts = record.get("ts")
         if isinstance(ts, str):
             first, last = min(first or ts, ts), max(last or ts, ts)
@@ -144,7 +146,28 @@ def summarize(
         "rules": [{"rule": r, "removes": n} for r, n in zip(rules, removals(still_asked, rules), strict=True)],
         "removed": removed,
         "postures": [{"posture": p, "removes": n} for p, n in sorted(looser.items(), key=lambda i: -i[1])],
+        "review": {k: reviewed[k] for k in ("asked", "answered", "allowed", "denied", "overruled", "failed")},
     }
+
+
+def _reviewed(record: dict) -> tuple[str, ...]:
+    """What the reviewer did for this record (review/reviewer.py): asked; answered (allowed or
+    denied: its verdict decided the line); overruled (a person answered against its verdict); or
+    failed (no verdict: it could not start, hung, said something else)."""
+    review = record.get("review")
+    if not isinstance(review, dict):
+        return ()
+    said = review.get("decision")
+    if record.get("answered_from") == "reviewer":
+        return ("asked", "answered", "allowed" if record.get("outcome") == "allow" else "denied")
+    if review.get("error") is not None and review.get("error") != "the question was answered first":
+        return ("asked", "failed")
+    person = record.get("answer")
+    if record.get("prompted") is True and said in ("allow", "deny") and person is not None:
+        approved = person in ("once", "always", "contained")
+        if approved != (said == "allow"):
+            return ("asked", "overruled")
+    return ("asked",)
 
 
 def is_policy_error(record: dict) -> bool:
