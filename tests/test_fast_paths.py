@@ -66,7 +66,7 @@ def test_the_plain_line_shortcut_decides_as_bashlex_does(monkeypatch):
 def test_a_cached_policy_decides_as_a_freshly_read_one(policy_name, paths):
     write(paths.user_policy, test_corpus.POLICIES[policy_name])
     fresh = load_policy(paths)  # compiles and fills the cache
-    assert len(list(Path(paths.cache_dir).glob("policy-11-*.marshal"))) == 1
+    assert len(list(Path(paths.cache_dir).glob("policy-12-*.marshal"))) == 1
     cached = load_policy(paths)
     assert cached == fresh._replace(index=cached.index)
     assert cached.rules == fresh.rules
@@ -89,7 +89,7 @@ def test_an_edit_to_any_layer_takes_effect_at_once(paths, tmp_path, monkeypatch)
 def test_a_broken_or_foreign_cache_is_rebuilt(paths):
     write(paths.user_policy, "rules:\n  deny: ['rm *']\n")
     load_policy(paths)
-    (cache,) = Path(paths.cache_dir).glob("policy-11-*.marshal")
+    (cache,) = Path(paths.cache_dir).glob("policy-12-*.marshal")
     for garbage in (b"", b"\x00garbage", __import__("marshal").dumps(("someone else's key", ((), {}, {}, "x")))):
         cache.write_bytes(garbage)
         assert evaluate("rm x", load_policy(paths)).decision == "deny"
@@ -108,7 +108,7 @@ def test_two_policies_used_in_turn_keep_their_caches(paths, tmp_path, monkeypatc
         assert evaluate("git status", load_policy(paths)).decision == "allow"
         assert evaluate("git status", load_policy(paths, other)).decision == "deny"
     assert len(compiled) == 2
-    assert len(list(Path(paths.cache_dir).glob("policy-11-*.marshal"))) == 2
+    assert len(list(Path(paths.cache_dir).glob("policy-12-*.marshal"))) == 2
 
 
 def test_a_policy_cached_by_another_installation_serves_this_one(paths, tmp_path, monkeypatch):

@@ -197,7 +197,7 @@ def test_each_project_has_its_own_cache(repo, tmp_path):
         assert decide("make test", repo) == "ask"
         assert decide("make test", other) == "deny"
     names = sorted(os.listdir(get_paths().cache_dir))
-    assert len([n for n in names if n.startswith("policy-11-")]) == 2
+    assert len([n for n in names if n.startswith("policy-12-")]) == 2
 
 
 @pytest.mark.parametrize(
