@@ -195,6 +195,21 @@ def test_no_answer_of_the_reviewer_allows_a_deny_a_loss_a_secret_or_a_protected_
         assert seen(path)["may_allow"] is False
 
 
+@pytest.mark.parametrize("layer", ["system", "project"])
+def test_a_posture_floor_of_the_system_or_the_project_holds_against_the_reviewer(layer, project, tmp_path):
+    path = program(tmp_path, "allows")
+    user_policy(review_policy(path))
+    if layer == "system":
+        write(Path(os.environ["GATEKEEP_SYSTEM_POLICY"]), "posture: workspace\n")
+    else:
+        write(project / ".gatekeep.yaml", "posture: workspace\n")
+    assert check("python3 build.py", project).returncode == 1
+    assert seen(path)["may_allow"] is False
+    write(project / ".gatekeep.yaml", "posture: guard\n")  # (no stricter than the reviewer's bound)
+    Path(os.environ["GATEKEEP_SYSTEM_POLICY"]).unlink(missing_ok=True)
+    assert check("python3 build.py", project).returncode == 0
+
+
 def test_a_deny_description_needs_no_allow_one_and_an_allow_counts_only_with_one(project, tmp_path):
     user_policy(review_policy(program(tmp_path, "allows"), allow=()))
     assert check("python3 build.py", project).returncode == 1  # no allow description it could match

@@ -113,7 +113,11 @@ def _reviewable(parsed, normalized, matches, policy: Policy, context: WriteConte
     guard` would allow it, so that what asks is only that it runs code or changes files of the
     working tree, never a rule, a loss, a secret, a protected path, a write outside the tree, a
     pipe into a shell or a change to the system (posture.py). A line with no working tree is
-    not: guard has nothing to hold it to."""
+    not: guard has nothing to hold it to. Nor is any line where the system policy or a project's
+    sets a posture stricter than guard: that floor means what it says, and a reviewer of the
+    user's choosing does not loosen it."""
+    if any(layer.posture not in (None, "guard") for layer in policy.layers if layer.name in ("system", "project")):
+        return False
     guard = policy._replace(posture="guard")
     guarded = write_context(context.cwd, guard)
     if guarded.workspace is None:
