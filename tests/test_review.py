@@ -431,3 +431,24 @@ def test_the_smallest_reviewer_in_the_docs_is_no_verdict(project, tmp_path):
     assert last_record()["review"] | {"latency_ms": 0} == {
         "reviewer": "sh", "decision": "none", "confidence": "low", "reason": "no opinion", "latency_ms": 0,
     }  # fmt: skip
+
+
+def test_the_protocols_schema_in_the_docs_is_what_gatekeep_sends_and_reads(project, tmp_path):
+    from gatekeep.review.reviewer import CONFIDENCES, DECISIONS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "policy.md").read_text()
+    schema = json.loads(text.split("As JSON Schema", 1)[1].split("```json\n", 1)[1].split("```", 1)[0])
+    path = program(tmp_path, "no-opinion")
+    user_policy(review_policy(path))
+    check("python3 build.py", project)
+    sent = seen(path)
+    assert sorted(sent) == sorted(schema["request"]["required"]) == sorted(schema["request"]["properties"])
+    types = {"string": str, "boolean": bool, "array": list}
+    for key, rule in schema["request"]["properties"].items():
+        kinds = rule.get("type", [])
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        assert sent[key] == rule["const"] if "const" in rule else any(
+            sent[key] is None if k == "null" else isinstance(sent[key], types[k]) for k in kinds
+        ), key
+    answer = schema["answer"]["properties"]
+    assert (tuple(answer["decision"]["enum"]), tuple(answer["confidence"]["enum"])) == (DECISIONS, CONFIDENCES)
