@@ -452,3 +452,16 @@ def test_the_protocols_schema_in_the_docs_is_what_gatekeep_sends_and_reads(proje
         ), key
     answer = schema["answer"]["properties"]
     assert (tuple(answer["decision"]["enum"]), tuple(answer["confidence"]["enum"])) == (DECISIONS, CONFIDENCES)
+
+
+@pytest.mark.parametrize("command, ok, said", [
+    (None, True, "none (review.command is not set)"),
+    (["no-such-reviewer-here"], False, "'no-such-reviewer-here', which is not found here"),
+    ([sys.executable, "x.py"], True, "within 5 s; 1 allow and 1 deny descriptions"),
+])  # fmt: skip
+def test_doctor_says_whether_the_reviewer_can_start(command, ok, said, project):
+    if command is not None:
+        user_policy(f"review:\n  command: {json.dumps(command)}\n  timeout: 5\n  allow: [a]\n  deny: [d]\n")
+    done = subprocess.run([*GATEKEEP, "doctor", "--json"], cwd=project, capture_output=True, text=True, timeout=60)
+    [check] = [c for c in json.loads(done.stdout)["checks"] if c["name"] == "reviewer"]
+    assert check["ok"] is ok and said in check["detail"], check

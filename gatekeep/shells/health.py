@@ -82,6 +82,7 @@ def run_checks() -> list[Check]:
         check_install(hook),
         check_server(),
         check_sandbox(),
+        check_review(),
     ]
 
 
@@ -268,6 +269,30 @@ def check_sandbox() -> Check:
         fix = "install bubblewrap (apt install bubblewrap), and allow unprivileged user namespaces"
         return Check("sandbox", False, f"sandbox.contain is on, but containment is off here: {why}; those lines ask", fix)
     return Check("sandbox", True, f"on: lines that only run code or change the tree run contained, network {settings.network}")
+
+
+def check_review() -> Check:
+    """Whether the reviewer the policy names (`review.command`, review/reviewer.py) can be started:
+    found on PATH, or an executable file. It is not run: a model may cost money."""
+    import shutil
+
+    from gatekeep.core.errors import FatalError
+    from gatekeep.core.paths import current_directory, get_paths
+    from gatekeep.judge.policy import load_policy
+
+    try:
+        review = load_policy(get_paths(), None, current_directory()).review
+    except FatalError:
+        return Check("reviewer", True, "no reviewer runs while the policy does not load (see the policy check)")
+    if not review.command:
+        return Check("reviewer", True, "none (review.command is not set): every question waits for an answer")
+    program = review.command[0]
+    found = shutil.which(program)
+    if found is None:
+        detail = f"review.command names {program!r}, which is not found here: it gives no verdict, so nothing is reviewed"
+        return Check("reviewer", False, detail, "install it (gatekeep-review-llm: pip install 'gatekeep[llm]'), or fix review.command")
+    said = f"{found}, within {review.timeout} s; {len(review.allow)} allow and {len(review.deny)} deny descriptions"
+    return Check("reviewer", True, said)
 
 
 def check_audit_log() -> Check:
