@@ -56,18 +56,27 @@ def projects(path: str, limit: int | None) -> dict[str, list[str]]:
 
 
 def replay(
-    lines: list[str], posture: str, cwd: str, contain: bool = False, questions: list | None = None
+    lines: list[str],
+    posture: str,
+    cwd: str,
+    contain: bool = False,
+    questions: list | None = None,
+    extra: str = "",
+    reviewed=None,
 ) -> tuple[int, int, list[str]]:
     """(questions after the warm-up, lines after it, the rules learned) for one project; with
     `contain`, a line gatekeep would run contained is no question. `questions`, if given, gets
-    each question after the warm-up, as (line, verdict)."""
+    each question after the warm-up, as (line, verdict). `extra`: more policy text (a `review:`
+    section); `reviewed(n, line, verdict, policy)`, if given, is asked first at each question and
+    returns what a reviewer made of it ("allow", "deny" or None: the question stands)."""
     from gatekeep.judge.gate import evaluate, write_context
     from tests.conftest import policy_from
 
     rules: list[str] = []
 
     def policy_now():
-        return policy_from(f"posture: {posture}\nrules:\n  allow: {json.dumps(rules)}\n{CONTAIN if contain else ''}")
+        learned = f"posture: {posture}\nrules:\n  allow: {json.dumps(rules)}\n{CONTAIN if contain else ''}"
+        return policy_from(learned + extra)
 
     policy = policy_now()
     context = write_context(cwd, policy)
@@ -77,6 +86,8 @@ def replay(
         counted += n >= WARM_UP
         if verdict.decision == "ask" and verdict.contain is not None:
             continue  # run contained: no question, nothing learned
+        if verdict.decision == "ask" and reviewed is not None and reviewed(n, line, verdict, policy) is not None:
+            continue  # the reviewer answered: no question, nothing learned
         if n >= WARM_UP:
             asked += verdict.decision == "ask"
             if questions is not None and verdict.decision == "ask":
