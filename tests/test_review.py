@@ -169,6 +169,10 @@ def test_only_a_sure_verdict_answers_a_line_nobody_can_ask(behaviour, outcome, r
     assert record["review"]["reviewer"] == os.path.basename(sys.executable)
     assert 0 <= record["review"]["latency_ms"] < 10_000
     assert record.get("answered_from") == ("reviewer" if behaviour in ("allows", "denies") else None)
+    assert record["prompted"] is False  # nobody was asked
+    if behaviour in ("allows", "denies"):
+        said = "allowed" if behaviour == "allows" else "blocked"
+        assert f"gatekeep: {said} by the reviewer: " in done.stderr, done.stderr
     sent = seen(path)
     assert (sent["line"], sent["cwd"], sent["may_allow"]) == ("python3 build.py", str(project), True)
     assert sent["allow"] == ["build the project"] and sent["deny"] == ["touch production"]

@@ -135,7 +135,7 @@ def check(
         outcome=outcome,
         rule=verdict.rule.pattern if verdict.rule else None,
         reason=verdict.reason,
-        prompted=answer is not None,
+        prompted=answer is not None and (answer.source != "reviewer" or will_ask),  # (a reviewer alone: no question)
         answer=answer.answer if answer else None,
         timed_out=bool(answer and answer.timed_out),
         policy_sha256=policy.sha256,
