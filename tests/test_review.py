@@ -111,6 +111,8 @@ def test_review_settings_combine_over_the_layers():
 @pytest.mark.parametrize("text, key", [
     ("review:\n  command: 'python3 reviewer.py'\n", "review.command"),  # a shell line, not an argv list
     ("review:\n  command: []\n", "review.command"),
+    ("review:\n  command: [./review.sh]\n", "review.command"),  # found in whatever directory a line runs in
+    ("review:\n  command: [bin/review]\n", "review.command"),
     ("review:\n  timeout: 0\n", "review.timeout"),
     ("review:\n  timeout: 121\n", "review.timeout"),
     ("review:\n  allow: run the tests\n", "review.allow"),

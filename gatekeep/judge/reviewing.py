@@ -17,7 +17,8 @@ the system's. A project's file never names the program: a repository's `.gatekee
 hostile input, and the reviewer runs as you, so a project's `command` is a policy error; its
 `timeout` can only shorten the time. Every layer adds descriptions: a project's deny
 descriptions always count, its allow descriptions only once it is trusted, as its allow rules.
-Bounded: at most MAX_DESCRIPTIONS descriptions a layer, each at most MAX_DESCRIPTION_CHARS
+The program is a name found on PATH or an absolute path, never a relative one (it would be found
+in the directory a line runs in). Bounded: at most MAX_DESCRIPTIONS descriptions a layer, each at most MAX_DESCRIPTION_CHARS
 characters, with no control characters (they are shown to a model, and in questions).
 """
 
@@ -61,6 +62,12 @@ def parse(name: str, path: str, data: dict, line_of) -> tuple:
             or not all(isinstance(w, str) and w and "\0" not in w and len(w) <= MAX_WORD_CHARS for w in command)
         ):
             why = f"must be a list of 1 to {MAX_ARGV} words, the program first (not a shell line), {example}"
+            raise PolicyError(path, why, line_of(section, "command"), "review.command")
+        if "/" in command[0] and not command[0].startswith("/"):
+            why = (
+                "the reviewer is a program found on PATH or an absolute path: a relative path would be"
+                " looked up in whatever directory a line runs in, a repository's among them"
+            )
             raise PolicyError(path, why, line_of(section, "command"), "review.command")
         command = tuple(str(w) for w in command)
     timeout = section.get("timeout")
