@@ -18,8 +18,9 @@ hostile input, and the reviewer runs as you, so a project's `command` is a polic
 `timeout` can only shorten the time. Every layer adds descriptions: a project's deny
 descriptions always count, its allow descriptions only once it is trusted, as its allow rules.
 The program is a name found on PATH or an absolute path, never a relative one (it would be found
-in the directory a line runs in). Bounded: at most MAX_DESCRIPTIONS descriptions a layer, each at most MAX_DESCRIPTION_CHARS
-characters, with no control characters (they are shown to a model, and in questions).
+in the directory a line runs in). Bounded: at most MAX_DESCRIPTIONS descriptions a layer, each
+at most MAX_DESCRIPTION_CHARS characters, with no control characters (they are shown to a model,
+and in questions).
 """
 
 from __future__ import annotations
