@@ -328,7 +328,7 @@ def _either(remote: Remote | None, reviewer: Reviewer | None) -> Callable[[], tu
 
 def _ended(ended: Ended) -> Answer:
     if ended.reason == "remote":
-        source, given, note = ended.given if isinstance(ended.given, tuple) else ("remote", ended.given, "")
+        source, given, note = ended.given  # (_either's)
         return Answer(given or "deny", source=source, note=note)
     return Answer(ended.reason, timed_out=ended.reason == "timeout")
 

@@ -36,6 +36,7 @@ from gatekeep.core.errors import EXIT_ERROR, FatalError, PolicyError
 from gatekeep.core.paths import get_paths
 from gatekeep.judge.gate import evaluate, judge_file_write
 from gatekeep.judge.policy import STRICTNESS, load_policy
+from gatekeep.judge.reviewing import worth_asking
 from gatekeep.record.decision import new_record, record_broken_policy, save_record
 
 DEADLINE_SECONDS = 10.0  # under the 30 s hook timeout `gatekeep install --agent` writes
@@ -110,7 +111,7 @@ def _decide(host: Host, event: dict, policy_file: str | None, until: float) -> A
     cannot_ask = None if host.asks else f"{host.title} cannot ask for it"
     cannot_ask = cannot_ask or call.cannot_ask
     review = decided = None
-    if call.writes is None and call.shell == "sh" and decision == "ask" and policy.review.command:
+    if call.writes is None and call.shell == "sh" and worth_asking(verdict, policy.review):
         review, decided = _review(call, verdict, policy, host, until)
     outcome = decided or ("deny" if decision == "ask" and cannot_ask else decision)
     if decided is not None:
@@ -140,10 +141,8 @@ def _review(call, verdict, policy, host: Host, until: float):
     time.monotonic()), and what it makes of the line ("allow", "deny" or None: it asks)."""
     import time
 
-    from gatekeep.review.reviewer import Verdict, outcome, request, run, worth_asking
+    from gatekeep.review.reviewer import Verdict, outcome, request, run
 
-    if not worth_asking(verdict, policy.review):
-        return None, None
     left = min(policy.review.timeout, until - time.monotonic())
     if left <= 0:
         return Verdict("none", None, "", 0.0, "no time was left for the reviewer within the hook's"), None

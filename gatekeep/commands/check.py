@@ -20,8 +20,11 @@ from gatekeep.core.jsontext import dumps
 from gatekeep.core.paths import get_paths, removed
 from gatekeep.judge.gate import evaluate, verdict_json
 from gatekeep.judge.policy import load_policy
+from gatekeep.judge.reviewing import worth_asking
 from gatekeep.record.decision import new_record, ready_to_record, record_broken_policy, save_record
 
+
+ANSWERED = {"allow": "once", "deny": "deny"}  # a reviewer's decision, as the answer it stands for
 
 # The lines a broken system or user policy still lets through, typed exactly: the checkup, and the
 # editor that saves only a policy that loads (visudo's way), so that a typo in the policy never
@@ -106,7 +109,8 @@ def check(
             return _contained(paths, record, verdict, policy)
     review = None  # the reviewer's Verdict (review/reviewer.py), when one was asked
     will_ask = verdict.decision == "ask" and prompt and not audit_only and (on_terminal or policy.approve != "tty")
-    if not audit_only and _worth_reviewing(verdict, policy):
+    reviewing = not audit_only and worth_asking(verdict, policy.review)
+    if reviewing:
         if not questions:
             raise HandBack  # (a reviewer runs in the process that may ask, not in the warm checker)
         if not will_ask:  # nobody to ask: its verdict alone may answer
@@ -117,12 +121,15 @@ def check(
             if (decided := review_outcome(review, verdict, policy.review)) is not None:
                 from gatekeep.ask.prompt import Answer
 
-                answer = Answer("once" if decided == "allow" else "deny", source="reviewer", note=review.reason)
+                answer = Answer(ANSWERED[decided], source="reviewer", note=review.reason)
     if will_ask:
         if not questions:
             raise HandBack
         ready_to_record(paths)
-        answer, review = _ask_reviewed(paths, record, verdict, policy, on_terminal)
+        if reviewing:
+            answer, review = _ask_reviewed(paths, record, verdict, policy, on_terminal)
+        else:
+            answer = _ask(paths, record, verdict, policy, on_terminal)
         if answer.answer in ("always", "never"):
             target = policy_file or paths.user_policy  # the user layer this check used
             _save_answer(paths, target, verdict.suggestions, "allow" if answer.answer == "always" else "deny")
@@ -203,16 +210,6 @@ def _contained(paths, record: dict, verdict, policy, answer: str | None = None) 
     return EXIT_CONTAIN
 
 
-def _worth_reviewing(verdict, policy) -> bool:
-    """Whether a reviewer is set and could change this line's outcome (review/reviewer.py, imported
-    only then: a check without one loads none of it)."""
-    if verdict.decision != "ask" or not policy.review.command:
-        return False
-    from gatekeep.review.reviewer import worth_asking
-
-    return worth_asking(verdict, policy.review)
-
-
 def _review_request(record: dict, verdict, policy) -> dict:
     from gatekeep.review.reviewer import request
 
@@ -220,11 +217,8 @@ def _review_request(record: dict, verdict, policy) -> dict:
 
 
 def _ask_reviewed(paths, record: dict, verdict, policy, on_terminal: bool):
-    """Ask (_ask), with the reviewer beside the question where it could change anything: the
-    answer, and the reviewer's Verdict (None when none was asked). A person who answers first
-    ends the reviewer; what it said by then is kept for the record."""
-    if not _worth_reviewing(verdict, policy):
-        return _ask(paths, record, verdict, policy, on_terminal), None
+    """Ask (_ask), with the reviewer beside the question: the answer, and the reviewer's Verdict.
+    A person who answers first ends the reviewer; what it said by then is kept for the record."""
     from gatekeep.review.reviewer import Beside
     from gatekeep.review.reviewer import outcome as review_outcome
 
@@ -233,7 +227,7 @@ def _ask_reviewed(paths, record: dict, verdict, policy, on_terminal: bool):
     def poll():
         found = beside.poll()
         decided = review_outcome(found, verdict, policy.review) if found is not None else None
-        return None if decided is None else ("once" if decided == "allow" else "deny", found.reason)
+        return None if decided is None else (ANSWERED[decided], found.reason)
 
     from gatekeep.ask.prompt import Reviewer
 

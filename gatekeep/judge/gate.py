@@ -100,15 +100,25 @@ def _evaluate(
     _match_elsewhere(normalized, matches, context.cwd)
     verdict = decide(parsed, normalized, matches, policy, context, shell_names)
     wanted = policy.sandbox.contain or offer_contain
+    guarded = None  # (`posture: guard` and where it judges writes: made once, for either below)
     if verdict.decision == "ask" and wanted and policy.default == "ask" and not verdict.firm:
-        why = _containable(parsed, normalized, matches, policy, context, shell_names)
+        guarded = _guarded(policy, context)
+        why = _containable(parsed, normalized, matches, policy, guarded, shell_names)
         verdict = verdict._replace(contain=why)
     if verdict.decision == "ask" and policy.review.command and policy.review.allow and not verdict.firm:
-        verdict = verdict._replace(reviewable=_reviewable(parsed, normalized, matches, policy, context, shell_names))
+        guarded = guarded or _guarded(policy, context)
+        verdict = verdict._replace(reviewable=_reviewable(parsed, normalized, matches, policy, guarded, shell_names))
     return verdict
 
 
-def _reviewable(parsed, normalized, matches, policy: Policy, context: WriteContext, shell_names) -> bool:
+def _guarded(policy: Policy, context: WriteContext) -> tuple[Policy, WriteContext]:
+    """The policy under `posture: guard`, and where it judges writes from (its workspace:
+    posture.workspace_of, or None)."""
+    guard = policy._replace(posture="guard")
+    return guard, write_context(context.cwd, guard)
+
+
+def _reviewable(parsed, normalized, matches, policy: Policy, guarded: tuple, shell_names) -> bool:
     """Whether a reviewer's allow may answer a line that asks (review/reviewer.py): when `posture:
     guard` would allow it, so that what asks is only that it runs code or changes files of the
     working tree, never a rule, a loss, a secret, a protected path, a write outside the tree, a
@@ -118,14 +128,13 @@ def _reviewable(parsed, normalized, matches, policy: Policy, context: WriteConte
     user's choosing does not loosen it."""
     if any(layer.posture not in (None, "guard") for layer in policy.layers if layer.name in ("system", "project")):
         return False
-    guard = policy._replace(posture="guard")
-    guarded = write_context(context.cwd, guard)
-    if guarded.workspace is None:
+    guard, context = guarded
+    if context.workspace is None:
         return False
-    return decide(parsed, normalized, matches, guard, guarded, shell_names).decision == "allow"
+    return decide(parsed, normalized, matches, guard, context, shell_names).decision == "allow"
 
 
-def _containable(parsed, normalized, matches, policy: Policy, context: WriteContext, shell_names) -> str | None:
+def _containable(parsed, normalized, matches, policy: Policy, guarded: tuple, shell_names) -> str | None:
     """Why a line that asks may run contained instead (`sandbox.contain: true`), or None.
 
     It may when `posture: guard` would allow it: what asks is only that it runs code or changes
@@ -137,9 +146,8 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
     there is no project to give it. With the sandbox's network off, a line with a command whose
     data says it needs the network (`git push`, `pip install`, `curl`, `docker`: `needs-network`
     in tools/*.toml) is not contained either: it would only fail."""
-    guard = policy._replace(posture="guard")
-    guarded = write_context(context.cwd, guard)  # (its workspace: posture.workspace_of, or None)
-    tree = guarded.workspace
+    guard, context = guarded  # (_guarded)
+    tree = context.workspace
     if tree is None:
         return None
     if policy.sandbox.network == "off":
@@ -148,7 +156,7 @@ def _containable(parsed, normalized, matches, policy: Policy, context: WriteCont
         forms = [n.allow_form or n.command.argv for n in normalized]  # (`PYTHONPATH=. pip install`: pip's)
         if any(form and form_of(list(form)).network for form in forms):
             return None  # (`git push`, `npm install`: without the network it would only fail; it asks)
-    judged = decide(parsed, normalized, matches, guard, guarded, shell_names, contained=True)
+    judged = decide(parsed, normalized, matches, guard, context, shell_names, contained=True)
     if judged.decision != "allow":
         return None
     where = f"in a sandbox it can change only the working tree ({tree})"

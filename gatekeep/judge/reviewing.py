@@ -99,6 +99,15 @@ def _descriptions(path: str, section: dict, key: str, line_of) -> tuple[str, ...
     return tuple(str(entry).strip() for entry in value)
 
 
+def worth_asking(verdict, review: Review) -> bool:
+    """Whether the reviewer could change anything for `verdict` (decide.LineVerdict): a line that
+    asks, a reviewer, and descriptions its verdict could count by (an allow only where the line
+    may be allowed). Here, not in review/, so that a check without a reviewer loads none of it."""
+    if verdict.decision != "ask" or not review.command:
+        return False
+    return bool(review.deny) or (bool(review.allow) and bool(verdict.reviewable))
+
+
 def combine(layers) -> Review:
     """The layers' settings combined (module docstring); each layer's `review` is parse()'s 4-tuple."""
     command, timeout, allow, deny = (), DEFAULT_TIMEOUT, [], []

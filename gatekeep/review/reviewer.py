@@ -85,14 +85,6 @@ def request(line: str, cwd: str, verdict, review, host: str | None = None, sessi
     }
 
 
-def worth_asking(verdict, review) -> bool:
-    """Whether the reviewer could change anything: a line that asks, a reviewer, and descriptions
-    its verdict could count by (an allow only where the line may be allowed)."""
-    if verdict.decision != "ask" or not review.command:
-        return False
-    return bool(review.deny) or (bool(review.allow) and bool(verdict.reviewable))
-
-
 def run(command: tuple[str, ...], sent: dict, timeout: float, started=None) -> Verdict:
     """Run the reviewer on `sent`, for at most `timeout` seconds; never raises. `started`, if
     given, is called with the process once it runs (Beside.stop kills it)."""
