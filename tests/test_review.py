@@ -230,6 +230,14 @@ def test_a_missing_reviewer_leaves_the_question_with_the_reason_recorded(project
     assert "could not start" in last_record()["review"]["error"]
 
 
+def test_the_reviewer_does_not_run_where_the_line_runs(project, tmp_path):
+    """A file the command names relatively is never the repository's: the reviewer runs in /."""
+    write(project / "review.py", 'print(\'{"decision": "allow", "confidence": "high", "reason": "planted"}\')\n')
+    user_policy(f"review:\n  command: [{sys.executable}, review.py]\n  allow: [build the project]\n")
+    assert check("python3 build.py", project).returncode == 1  # /review.py does not exist: no verdict
+    assert last_record()["review"]["decision"] == "none" and "not JSON" in last_record()["review"]["error"]
+
+
 def test_what_the_reviewer_leaves_running_is_ended_with_it(project, tmp_path):
     user_policy(review_policy(program(tmp_path, "leaves-a-child")))
     assert check("python3 build.py", project).returncode == 0

@@ -18,7 +18,9 @@ allow would not count: see below) and reads one JSON object from its standard ou
 line of text. Anything else counts as no verdict: a program that cannot start, exits before
 answering, takes longer than `review.timeout`, writes more than MAX_ANSWER_BYTES, or writes
 something that is not such an object. The program's stderr is discarded; it runs in a process
-group of its own, killed with it at the deadline.
+group of its own, killed with it at the deadline, and in `/`, not where the line runs: a relative
+path among its words (`python3 review.py`) would otherwise be found in a repository the line
+runs in, which could plant it there (the request's `cwd` says where the line runs).
 
 What a verdict may change (`outcome`): only a line that would ask. A high-confidence deny, with
 deny descriptions in the policy, denies it; a high-confidence allow, with allow descriptions,
@@ -96,8 +98,8 @@ def run(command: tuple[str, ...], sent: dict, timeout: float, started=None) -> V
     try:
         process = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
-        )  # fmt: skip
+            start_new_session=True, close_fds=True, cwd="/",
+        )  # fmt: skip (in /: a relative word of its command is never found where the line runs)
     except OSError as e:
         return failed(f"the reviewer {visible(command[0])} could not start ({e.strerror or e})")
     if started is not None:
