@@ -158,7 +158,7 @@ def rules_edit(policy_file) -> int:
     "--layer",
     "layers",
     multiple=True,
-    type=click.Choice(["built-in", "system", "user", "project"]),
+    type=click.Choice(["built-in", "system", "managed", "user", "project"]),
     help="Only the rules of this layer (repeatable).",
 )
 @click.option("--no-builtin", is_flag=True, help="Leave out the built-in rules.")

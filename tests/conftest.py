@@ -23,6 +23,7 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GATEKEEP_HOME", str(root / "gatekeep"))
     monkeypatch.setenv("GATEKEEP_SYSTEM_POLICY", str(root / "etc" / "policy.yaml"))
+    monkeypatch.setenv("GATEKEEP_MANAGED_DIR", str(root / "etc" / "policy.d"))
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(home / f".{name.lower()}"))
     monkeypatch.delenv("GATEKEEP_POLICY", raising=False)

@@ -158,5 +158,5 @@ def test_rules_list_can_leave_out_the_built_in_rules(paths, tmp_path):
     user = json_of(gatekeep("rules", "list", "--layer", "user", "--json", cwd=tmp_path))
     assert [r["pattern"] for r in user["rules"]] == ["make test"]
     wrong = gatekeep("rules", "list", "--layer", "mine", cwd=tmp_path)
-    assert wrong.returncode == 2 and "'mine' is not one of 'built-in', 'system', 'user', 'project'" in wrong.stderr
+    assert wrong.returncode == 2 and "'mine' is not one of 'built-in', 'system', 'managed', 'user', 'project'" in wrong.stderr
 

@@ -22,7 +22,7 @@ from gatekeep.shells.health import parse_hook, shell_kind
 from tests.conftest import write
 from tests.shells import Shell, hook_text
 
-CHECKS = ["hook", "shell", "history", "policy", "audit log", "install", "server", "sandbox", "reviewer", "agents"]
+CHECKS = ["hook", "shell", "history", "policy", "managed policy", "audit log", "install", "server", "sandbox", "reviewer", "agents"]
 BASH = shutil.which("bash") or "/bin/bash"
 ZSH = shutil.which("zsh") or "/bin/zsh"
 

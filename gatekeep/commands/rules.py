@@ -12,6 +12,7 @@ from gatekeep.core.display import visible
 from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
 from gatekeep.core.paths import current_directory, get_paths
 from gatekeep.judge.gate import evaluate, verdict_json
+from gatekeep.judge.managed import FLOORS
 from gatekeep.judge.match import canonical, compile_rule, first_word
 from gatekeep.judge.policy import load_policy
 
@@ -122,7 +123,7 @@ def rules_remove(pattern: str, policy_file: str | None) -> int:
     return EXIT_ALLOW
 
 
-LAYERS = ("built-in", "system", "user", "project")  # as policy.py names them
+LAYERS = ("built-in", "system", "managed", "user", "project")  # as policy.py names them
 
 
 def rules_list(
@@ -133,7 +134,7 @@ def rules_list(
     shown = set(layers or LAYERS) - ({"built-in"} if no_builtin else set())
     rules = [
         {"pattern": r.pattern, "verdict": r.verdict, "layer": r.layer, "path": r.path, "except": list(r.excepts)}
-        for r in policy.rules
+        for r in (*policy.rules, *policy.locked)  # a managed policy's locks: verdict "lock"
     ]
     for layer in policy.layers:  # an untrusted project's allow rules: shown, marked, not applied
         rules += [
@@ -143,10 +144,13 @@ def rules_list(
     rules = [rule for rule in rules if rule["layer"] in shown]
     default = {"verdict": policy.default, "layer": policy.default_layer.name, "path": str(policy.default_layer.path)}
     if as_json:
-        click.echo(json.dumps({"default": default, "timeout": policy.timeout, "rules": rules}, ensure_ascii=False))
+        found = {"default": default, "timeout": policy.timeout, "rules": rules, "refused": list(policy.refused)}
+        click.echo(json.dumps(found, ensure_ascii=False))
         return EXIT_ALLOW
     click.echo(f"default: {policy.default} (from the {default['layer']} policy, {default['path']})")
     click.echo(f"timeout: {policy.timeout} s")
+    for refused in policy.refused:
+        click.echo(f"refused: {refused}")
     width = max((len(r["pattern"]) for r in rules), default=7)
     for rule in rules:
         where = f"{rule['layer']}: {rule['path']}"
@@ -171,10 +175,13 @@ def rules_test(line: str, policy_file: str | None, as_json: bool) -> int:
             entry["layer"] = command.rule.layer if command.rule else None
             entry["why"] = command.why
         posture = {"posture": policy.posture, "posture_layer": _layer_name(policy.posture_layer)}
-        click.echo(json.dumps({"command": line, **data, **posture, "policy_errors": errors}, ensure_ascii=False))
+        found = {"command": line, **data, **posture, "policy_errors": errors, "refused": list(policy.refused)}
+        click.echo(json.dumps(found, ensure_ascii=False))
         return EXIT_ALLOW
     for error in errors:
         click.echo(f"policy: {error}; every line asks until it is fixed")
+    for refused in policy.refused:
+        click.echo(f"refused: {refused}")
     click.echo(f"verdict: {verdict.decision}: {verdict.reason}")
     click.echo(f"posture: {posture_line(policy)}")
     for n, command in enumerate(verdict.commands, 1):
@@ -197,5 +204,8 @@ def posture_line(policy) -> str:
     """`workspace (set by the built-in policy): allows what only reads, and …`"""
     from gatekeep.judge.posture import POSTURE_NAMES
 
-    where = f"set by the {policy.posture_layer.name} policy" if policy.posture_layer else "no policy sets one"
-    return f"{policy.posture} ({where}): {POSTURE_NAMES[policy.posture]}; `posture:` in your policy changes it"
+    layer = policy.posture_layer
+    where = f"set by the {layer.name} policy" if layer else "no policy sets one"
+    floor = layer is not None and layer.name in FLOORS
+    change = "can only make it stricter" if floor else "changes it"
+    return f"{policy.posture} ({where}): {POSTURE_NAMES[policy.posture]}; `posture:` in your policy {change}"

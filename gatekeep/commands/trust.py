@@ -11,7 +11,7 @@ from gatekeep.core.display import visible
 from gatekeep.core.errors import EXIT_ALLOW, EXIT_BLOCKED, FatalError
 from gatekeep.core.paths import get_paths
 from gatekeep.judge import project
-from gatekeep.judge.policy import parse_layer, read_project_text
+from gatekeep.judge.policy import load_policy, parse_layer, read_project_text
 
 
 def trust(directory: str | None, revoke: bool, as_json: bool = False) -> int:
@@ -35,6 +35,10 @@ def trust(directory: str | None, revoke: bool, as_json: bool = False) -> int:
         else:
             click.echo(f"revoked trust in {path}: its allow rules no longer apply")
         return EXIT_ALLOW
+    locked = load_policy(paths).trust_locked_by
+    if locked is not None:
+        why = f"the managed policy ({locked.path}) says no project may be trusted (lock: trust_projects: false)"
+        raise FatalError(f"{why}: the allow rules of {path} do not apply here")
     from pathlib import Path
 
     text = read_project_text(path)  # bounded, and never waiting on a FIFO put in the file's place

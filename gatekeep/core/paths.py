@@ -4,8 +4,12 @@
 otherwise they are the user's config and state directories as the XDG base
 directory specification names them (user_dirs: what platformdirs returns,
 found without importing it, which cost every check 18 ms and 60 modules).
-`GATEKEEP_POLICY` names another user policy, `GATEKEEP_SYSTEM_POLICY` another
-system policy (default /etc/gatekeep/policy.yaml).
+`GATEKEEP_POLICY` names another user policy. `GATEKEEP_SYSTEM_POLICY` names another
+system policy (default /etc/gatekeep/policy.yaml) and `GATEKEEP_MANAGED_DIR` another
+directory of managed policy files (default /etc/gatekeep/policy.d), each only on a machine
+that has no file or directory at the default place: there, an environment variable, which
+any user or agent can set, must not switch the organization's policy off (the tests run on
+machines without them).
 
 Paths are plain strings: `gatekeep check` runs before every line, and pathlib
 (which imports urllib.parse, ipaddress and re) costs it ~0.25x Python's
@@ -19,9 +23,10 @@ import os
 from gatekeep.core.records import record
 
 SYSTEM_POLICY = "/etc/gatekeep/policy.yaml"
+MANAGED_DIR = "/etc/gatekeep/policy.d"
 
 
-class Paths(record("Paths", "config_dir state_dir user_policy system_policy")):
+class Paths(record("Paths", "config_dir state_dir user_policy system_policy managed_dir")):
     """The directories and files gatekeep uses, as found from the environment (all str)."""
 
     __slots__ = ()
@@ -132,8 +137,17 @@ def get_paths() -> Paths:
     else:
         config_dir, state_dir = user_dirs()
     user_policy = os.environ.get("GATEKEEP_POLICY") or os.path.join(config_dir, "policy.yaml")
-    system_policy = os.environ.get("GATEKEEP_SYSTEM_POLICY") or SYSTEM_POLICY
-    return Paths(config_dir, state_dir, user_policy, system_policy)
+    system_policy = _system_place("GATEKEEP_SYSTEM_POLICY", SYSTEM_POLICY)
+    managed_dir = _system_place("GATEKEEP_MANAGED_DIR", MANAGED_DIR)
+    return Paths(config_dir, state_dir, user_policy, system_policy, managed_dir)
+
+
+def _system_place(variable: str, default: str) -> str:
+    """`default`, or where `variable` moves it when nothing is at `default` (module docstring)."""
+    moved = os.environ.get(variable)
+    if not moved or os.path.lexists(default):
+        return default
+    return moved
 
 
 def user_dirs(app: str = "gatekeep") -> tuple[str, str]:

@@ -10,7 +10,7 @@ the working tree (and `writable`), cannot read secrets or gatekeep's files, and,
 `network: off`, reaches no other machine. `contain` is off unless a layer turns it on.
 
 Layers: the system and user layers set each key, the user's counting over the system's, except
-that a system `contain: false` or `network: off` is a floor the user cannot loosen and the
+that a system (or managed) `contain: false` or `network: off` is a floor the user cannot loosen and the
 system's `writable` entries stay. A project can only make it stricter: its `contain: false` and
 `network: off` count, its `writable` never does (a repository's file cannot open the user's home
 to the code it runs).
@@ -26,6 +26,7 @@ import os
 
 from gatekeep.core.errors import PolicyError
 from gatekeep.core.records import record
+from gatekeep.judge.managed import FLOORS
 
 KEYS = ("contain", "network", "writable")
 NETWORKS = ("on", "off")  # loosest first
@@ -99,10 +100,10 @@ def combine(layers) -> Sandbox:
             continue
         if own_contain is not None and not (contain_floor and own_contain):
             contain = own_contain
-            contain_floor = contain_floor or (layer.name == "system" and not own_contain)
+            contain_floor = contain_floor or (layer.name in FLOORS and not own_contain)
         if own_network is not None and not (network_floor and own_network == "on"):
             network = own_network
-            network_floor = network_floor or (layer.name == "system" and own_network == "off")
+            network_floor = network_floor or (layer.name in FLOORS and own_network == "off")
         writable += own_writable
     return Sandbox(contain, network, tuple(dict.fromkeys(writable)))
 

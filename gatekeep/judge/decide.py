@@ -22,7 +22,8 @@ import posixpath
 from gatekeep.core.display import visible
 from gatekeep.core.lazyre import lazy
 from gatekeep.core.records import record
-from gatekeep.judge.match import Matches, Rule
+from gatekeep.judge.managed import FLOORS
+from gatekeep.judge.match import Matches, Rule, locked_by
 from gatekeep.judge.policy import Policy, read_regular
 from gatekeep.judge.readonly import is_read_only
 from gatekeep.judge.writes import HARMLESS, WriteContext, argument_writes, judge, judge_removal
@@ -197,6 +198,10 @@ def _decide_command(
     if maybe is not None:
         why = f"could match {maybe.describe()}, depending on its variables or globs"
         return CommandVerdict(normalized, "ask", maybe, why)
+    lock = locked_by(normalized, policy.locked) if policy.locked else None
+    if lock is not None and (matches.allow is None or matches.allow.layer not in FLOORS):
+        why = f"is locked by {lock.describe()}: only an allow rule of the system or managed policy allows it"
+        return CommandVerdict(normalized, "deny" if policy.default == "deny" else "ask", lock, why)
     concern = _loss_or_secret(normalized, policy, writes, memo) or (secret and _read_why(secret))
     concern = concern or _names_code_place(normalized, writes) or _overwrites_secret(normalized, forms, policy, writes)
     if concern is not None and not _exact(matches.allow):
@@ -220,6 +225,9 @@ def _decide_command(
             return CommandVerdict(normalized, "allow", None, why)
     layer = policy.default_layer
     default = f"the default ({policy.default}) comes from the {layer.name} policy ({layer.path})"
+    refused = next((r for r in policy.refused if r.startswith("`default: ")), None)
+    if refused is not None:
+        default += f"; {refused}"
     writing = _redirect_writes(normalized)
     if writing and is_read_only(normalized._replace(command=normalized.command._replace(redirects=()))):
         # the command only reads: what asks is where its output goes, and the reason says so

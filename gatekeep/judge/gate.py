@@ -96,7 +96,7 @@ def _evaluate(
     if context is None or (policy.posture != "strict" and context.boundary is None):
         context = write_context(context.cwd if context else cwd, policy)  # (one made for strict: its posture's)
     parsed, normalized = read_line(line, context.cwd)
-    matches = match_line(normalized, policy.index)
+    matches = match_line(normalized, policy.index, policy.locked)
     _match_elsewhere(normalized, matches, context.cwd)
     verdict = decide(parsed, normalized, matches, policy, context, shell_names)
     wanted = policy.sandbox.contain or offer_contain
@@ -123,10 +123,11 @@ def _reviewable(parsed, normalized, matches, policy: Policy, guarded: tuple, she
     guard` would allow it, so that what asks is only that it runs code or changes files of the
     working tree, never a rule, a loss, a secret, a protected path, a write outside the tree, a
     pipe into a shell or a change to the system (posture.py). A line with no working tree is
-    not: guard has nothing to hold it to. Nor is any line where the system policy or a project's
-    sets a posture stricter than guard: that floor means what it says, and a reviewer of the
+    not: guard has nothing to hold it to. Nor is any line where the system or managed policy or a
+    project's sets a posture stricter than guard: that floor means what it says, and a reviewer of the
     user's choosing does not loosen it."""
-    if any(layer.posture not in (None, "guard") for layer in policy.layers if layer.name in ("system", "project")):
+    stricter = ("system", "managed", "project")
+    if any(layer.posture not in (None, "guard") for layer in policy.layers if layer.name in stricter):
         return False
     guard, context = guarded
     if context.workspace is None:
@@ -214,7 +215,8 @@ def write_context(cwd: str | None, policy: Policy | None = None) -> WriteContext
     from gatekeep.judge.posture import boundary
 
     paths = get_paths()
-    own = tuple(str(p) for p in (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy))
+    own = (paths.config_dir, paths.state_dir, paths.user_policy, paths.system_policy, paths.managed_dir)
+    own = tuple(str(p) for p in own)
     cwd = cwd or current_directory()
     workspace, places = boundary(cwd, policy, paths) if policy is not None else (None, None)
     return WriteContext.here(cwd, (*own, str(resources.PACKAGE_DIR)), workspace, places)

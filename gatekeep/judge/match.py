@@ -21,6 +21,7 @@ from __future__ import annotations
 import marshal
 
 from gatekeep.core.records import cached_property, record
+from gatekeep.judge.managed import FLOORS
 from gatekeep.name.normalize import Normalized
 from gatekeep.name.wildmatch import UNKNOWN, could_match, unknown_parts
 
@@ -442,7 +443,9 @@ class Matches:
         return f"Matches({found})"
 
 
-def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
+def match_line(commands: list[Normalized], index: RuleIndex, locked: tuple[Rule, ...] = ()) -> list[Matches]:
+    """The rules each command matches; `locked` (Policy.locked): a command one of them matches
+    keeps only an allow rule of the system or managed policy (policy.py)."""
     matches = [Matches() for _ in commands]
     slots = {(n.command.pipeline, n.command.position): i for i, n in enumerate(commands)}
     # an exception is judged on one command as the file system is now: another command of the
@@ -456,8 +459,19 @@ def match_line(commands: list[Normalized], index: RuleIndex) -> list[Matches]:
             if getattr(matches[i], verdict) is None and normalized.unknown_forms:
                 setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized, index, excepting))
         if normalized.allow_form:
-            _match_allow(i, commands, slots, index, matches)
+            _match_allow(i, commands, slots, index, matches, locked)
     return matches
+
+
+def locked_by(normalized: Normalized, locked: tuple[Rule, ...]) -> Rule | None:
+    """The first of the managed policy's locked patterns that matches any form of the command
+    (as a deny rule would: through wrappers, flags in any spelling), or None."""
+    forms = [f for f in (normalized.allow_form, *normalized.deny_forms) if f]
+    for rule in locked:
+        for form in forms:
+            if _matches_text(rule, _form_text(form)) or (rule.flag_matcher and rule.flag_matcher.matches(form)):
+                return rule
+    return None
 
 
 def _could_match(verdict: str, normalized: Normalized, index: RuleIndex, excepting: bool) -> Rule | None:
@@ -546,15 +560,18 @@ def _match_forms(verdict, i, commands, slots, index, matches, excepting: bool = 
                 return
 
 
-def _match_allow(i, commands, slots, index, matches) -> None:
+def _match_allow(i, commands, slots, index, matches, locked: tuple[Rule, ...] = ()) -> None:
     """Every allow rule that fits is tried, and each command keeps the most specific one:
     a pipeline pattern over a single one, then the longer pattern (`python3 -c *` over
-    `python3 *`), since only a rule that names a risky form may allow it (decide.py)."""
+    `python3 *`), since only a rule that names a risky form may allow it (decide.py). Of a
+    locked command (match_line), only the system's and managed policy's allow rules."""
     text = _form_text(commands[i].allow_form)
     for rule in index.matching("allow", commands[i].allow_form[0]):
         if not _matches_text(rule, text):
             continue
         hit = _following(rule, i, commands, slots, lambda n: [_form_text(n.allow_form)] if n.allow_form else [])
+        if hit and locked and rule.layer not in FLOORS and any(locked_by(commands[j], locked) for j in hit):
+            continue
         for j in hit or ():
             if matches[j].allow is None or _specificity(rule) > _specificity(matches[j].allow):
                 matches[j].allow = rule

@@ -1,4 +1,4 @@
-"""The layered YAML policy: built-in, then system, then user, then project.
+"""The layered YAML policy: built-in, then system, then managed, then user, then project.
 
     default: ask        # verdict for a command no rule decides: allow | ask | deny
     posture: workspace  # what such a command may do unasked: strict | workspace | guard (posture.py)
@@ -51,6 +51,21 @@ token files; see default_policy.yaml and protect.py for how paths are matched).
 A protected read or write asks (or is denied) whatever rule allows the command;
 only an allow rule naming the exact command, with no `*`, lets a read through.
 
+The managed layers are an organization's drop-in files, `/etc/gatekeep/policy.d/*.yaml` in
+name order (managed.py: read only while root alone can change them). They are system layers:
+each of their settings above is a floor in the same way, their rules count like any other's,
+and a user setting that a floor refuses is said (Policy.refused: `rules`, `doctor`, and the
+reason of a line the refused default would have decided). Only they may set `lock:`
+
+    lock:
+      allow: ["git push *", "npm publish *"]  # only a system or managed allow rule allows these
+      trust_projects: false                   # no project file is trusted: its allow rules never count
+
+A command a locked pattern matches (any form of it, through wrappers) is allowed only by an
+allow rule of the system or managed policy: user and project allow rules, "always" answers
+(user rules), the posture and the built-in read-only set do not count for it, and it asks
+(or the default denies it). Its deny and ask rules hold as everywhere.
+
 `audit: {syslog: ...}` is on when any other layer turns it on, and the most
 general layer that does names the socket: a user cannot turn off, nor divert,
 what the system policy sends to the system log.
@@ -74,6 +89,7 @@ from gatekeep.core.paths import Paths
 from gatekeep.core.records import record
 from gatekeep.judge.containment import combine as sandbox_settings
 from gatekeep.judge.containment import parse as parse_sandbox
+from gatekeep.judge.managed import FLOORS, managed_files
 from gatekeep.judge.match import VERDICTS, Rule, RuleIndex, index_positions, pack
 from gatekeep.judge.project import find_project_files, is_trusted
 from gatekeep.judge.reviewing import combine as review_settings
@@ -82,7 +98,9 @@ from gatekeep.judge.reviewing import parse as parse_review
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 KEYS = (
     "default", "posture", "timeout", "rules", "audit", "mode", "approve", "confirm", "loss", "protect", "sandbox", "review",
+    "lock",
 )  # fmt: skip
+LOCK_KEYS = ("allow", "trust_projects")
 MODES = ("audit", "enforce")  # loosest first
 POSTURES = ("guard", "workspace", "strict")  # what a command no rule decides may do unasked, loosest first
 APPROVERS = ("tty", "both", "remote")  # who may answer a prompt, most forgeable first
@@ -99,16 +117,16 @@ class Layer(
     record(
         "Layer",
         "name path text default timeout rules ignored error syslog mode approve confirm loss protect rotation posture"
-        " sandbox review",
+        " sandbox review lock",
         defaults=(
             None, None, (), (), None, None, None, None, None, (), (), (None, None), None, (None, None, ()),
-            (None, None, (), ()),
+            (None, None, (), ()), ((), None),
         ),  # fmt: skip
     )
 ):
     """One policy file: its text and what it sets.
 
-    name: "built-in", "system", "user" or "project"; path: a str; text: the
+    name: "built-in", "system", "managed", "user" or "project"; path: a str; text: the
     file's content, "" when it does not exist; rules: (verdict, pattern, exceptions)
     in file order; ignored: the allow patterns of an untrusted project file;
     error: why a project file does not load (it then asks for every line);
@@ -118,7 +136,8 @@ class Layer(
     rotation: (max_bytes, keep) from `audit: {max_size: ..., keep: ...}`, None where not set;
     posture: what the file sets, or None; sandbox: (contain, network, writable) of `sandbox:`
     (containment.py), None and () for what it does not set; review: (command, timeout, allow,
-    deny) of `review:` (reviewing.py), likewise.
+    deny) of `review:` (reviewing.py), likewise; lock: (allow patterns, trust_projects) of a
+    managed file's `lock:`, () and None where not set.
     """
 
     __slots__ = ()
@@ -128,8 +147,8 @@ class Policy(
     record(
         "Policy",
         "layers default default_layer timeout index sha256 syslog mode approve confirm quiet_losses protected rotation"
-        " posture posture_layer sandbox review",
-        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None, None, None),
+        " posture posture_layer sandbox review locked refused",
+        defaults=(frozenset(), (), (DEFAULT_MAX_BYTES, DEFAULT_KEEP), "strict", None, None, None, (), ()),
     )
 ):
     """The layers combined: the effective default and timeout, and every rule, indexed.
@@ -141,7 +160,9 @@ class Policy(
     every layer, the built-in policy's first; rotation is (max_bytes, keep) for the audit log;
     posture is "strict", "workspace" or "guard" (posture.py), set by posture_layer (None: by none);
     sandbox is the combined `sandbox:` settings (containment.Sandbox); review the combined
-    `review:` settings (reviewing.Review).
+    `review:` settings (reviewing.Review); locked holds a Rule for each pattern of the managed
+    layers' `lock: {allow: ...}`; refused says, a sentence each, which user settings a system or
+    managed floor set aside (module docstring).
     """
 
     __slots__ = ()
@@ -149,6 +170,11 @@ class Policy(
     @property
     def rules(self) -> list[Rule]:
         return self.index.rules
+
+    @property
+    def trust_locked_by(self) -> Layer | None:
+        """The managed layer that says no project may be trusted (`lock: {trust_projects: false}`)."""
+        return next((layer for layer in self.layers if layer.name == "managed" and layer.lock[1] is False), None)
 
 
 def digest(layers) -> str:
@@ -178,17 +204,20 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
     GATEKEEP_POLICY, claude-hook's own), does not rebuild.
     """
     user = os.fspath(user_policy or paths.user_policy)
+    managed = _managed_sources(paths.managed_dir)
     sources = [
         ("built-in", BUILT_IN_PLACEHOLDER, read_text(resources.DEFAULT_POLICY, required=True), True),
         ("system", paths.system_policy, read_text(paths.system_policy), True),
+        *managed,
         ("user", user, read_text(user, required=user_policy is not None), True),
     ]
+    trusting = not managed or _projects_trusted(paths, managed)
     project_files = [] if cwd is None else find_project_files(cwd)
     for project_file in project_files:
         text = read_project_text(project_file)
-        trusted = isinstance(text, str) and is_trusted(paths, project_file, text)
+        trusted = trusting and isinstance(text, str) and is_trusted(paths, project_file, text)
         sources.append(("project", project_file, text, trusted))
-    slot = _slot(paths.system_policy, user, *project_files)
+    slot = _slot(paths.system_policy, *(path for _, path, _, _ in managed), user, *project_files)
     cache_name = f"policy-12-{slot}"
     built_in = resources.DEFAULT_POLICY  # the path its messages name: this installation's file
     key = (cache_name, built_in, *_sources_key(sources))
@@ -200,6 +229,22 @@ def load_policy(paths: Paths, user_policy: str | os.PathLike | None = None, cwd:
         _loaded.clear()
         _loaded[key] = policy
     return policy
+
+
+def _managed_sources(directory: str) -> list[tuple]:
+    """The managed layers' sources (managed.py): one a file; or, when they are not safe to use,
+    one that holds the reason, which _parse_source makes a layer that asks for every line."""
+    files = managed_files(directory)
+    if isinstance(files, PolicyError):
+        return [("managed", files.path, files, True)]
+    return [("managed", path, read_text(path), True) for path in files]
+
+
+def _projects_trusted(paths: Paths, managed: list[tuple]) -> bool:
+    """Whether a project file may be trusted at all: not when a managed file says
+    `lock: {trust_projects: false}` (read ahead of the rest, to build the project sources)."""
+    layers = _load_cached(paths, f"managed-1-{_slot(*(path for _, path, _, _ in managed))}", managed)[0]
+    return all(layer.lock[1] is not False for layer in layers)
 
 
 # The policy this process loaded last, by everything it was read from (every file's path and
@@ -269,6 +314,9 @@ def _parse_source(name: str, path, text: str | PolicyError) -> Layer:
     instead of stalling every one for seconds."""
     if name == "project":
         return _parse_project(path, text)
+    if isinstance(text, PolicyError):  # a managed policy others could change (managed.py)
+        error = f"the managed policy is ignored ({text})"
+        return Layer(name, str(text.path), "", rules=(("ask", "*", ()),), error=error)
     from gatekeep.core.budget import Limit, OutOfTime
 
     limit = None
@@ -328,11 +376,12 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
     """One policy from its layers; the rest, when given, was computed from them before (the cache)."""
     default, default_layer = "ask", layers[0]
     timeout = DEFAULT_TIMEOUT
-    floor = None  # the system layer's default: no later layer may be looser
+    floor = None  # the last system or managed layer's default: no later layer may be looser
     syslog = None
-    mode, approve = _floored(layers, "mode", MODES), _floored(layers, "approve", APPROVERS)
-    confirm = _floored(layers, "confirm", CONFIRMS)
-    posture = _floored(layers, "posture", POSTURES)
+    refused: list[str] = []
+    mode, approve = _floored(layers, "mode", MODES, refused), _floored(layers, "approve", APPROVERS, refused)
+    confirm = _floored(layers, "confirm", CONFIRMS, refused)
+    posture = _floored(layers, "posture", POSTURES, refused)
     posture_layer = next((layer for layer in reversed(layers) if layer.posture == posture), None)
     for layer in layers:
         if layer.name == "project":  # only ever stricter (module docstring)
@@ -345,10 +394,11 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
             syslog = SYSLOG_SOCKET if layer.syslog is True else layer.syslog
         if layer.default is not None:
             if floor is not None and STRICTNESS[layer.default] < STRICTNESS[floor.default]:
-                continue
-            default, default_layer = layer.default, layer
-            if layer.name == "system":
-                floor = layer
+                refused.append(_refusal(layer, "default", layer.default, floor))
+            else:
+                default, default_layer = layer.default, layer
+                if layer.name in FLOORS:
+                    floor = layer
         if layer.timeout is not None:
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
@@ -375,6 +425,23 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
         posture_layer,
         sandbox_settings(layers),
         review_settings(layers),
+        _locked(layers),
+        tuple(refused),
+    )
+
+
+def _refusal(layer: Layer, key: str, value: str, floor: Layer) -> str:
+    return (
+        f"`{key}: {value}` in the {layer.name} policy ({layer.path}) does not count: the {floor.name} policy"
+        f" ({floor.path}) sets `{key}: {getattr(floor, key)}`, which no later policy may loosen"
+    )
+
+
+def _locked(layers) -> tuple[Rule, ...]:
+    from gatekeep.judge.match import compile_rule
+
+    return tuple(
+        compile_rule(pattern, "lock", layer.name, str(layer.path)) for layer in layers for pattern in layer.lock[0]
     )
 
 
@@ -389,8 +456,8 @@ def _combined_rotation(layers) -> tuple[int, int]:
         max_bytes = size if size is not None else max_bytes
         if kept is not None:
             keep = max(kept, floor)
-            if layer.name == "system":
-                floor = kept
+            if layer.name in FLOORS:
+                floor = keep
     return max_bytes, keep
 
 
@@ -403,18 +470,19 @@ def _quiet_losses(layers) -> frozenset[str]:
         for name, value in layer.loss:
             if value == "ask":
                 quiet.discard(name)
-                if layer.name == "system":
+                if layer.name in FLOORS:
                     floor.add(name)
             elif layer.name != "project" and name not in floor:
                 quiet.add(name)
     return frozenset(quiet)
 
 
-def _floored(layers, key: str, order: tuple[str, ...]) -> str:
-    """The most specific layer's value for `key`, but never looser than the system layer's, and
-    a project's only when it is stricter; order lists the values loosest first."""
+def _floored(layers, key: str, order: tuple[str, ...], refused: list[str]) -> str:
+    """The most specific layer's value for `key`, but never looser than a system or managed
+    layer's (a looser one is said in `refused`), and a project's only when it is stricter; order
+    lists the values loosest first."""
     value = {"mode": "enforce", "approve": "tty", "confirm": "key", "posture": "strict"}[key]  # the defaults
-    floor = 0
+    floor, floor_layer = 0, None
     for layer in layers:
         chosen = getattr(layer, key)
         if chosen is None:
@@ -425,8 +493,10 @@ def _floored(layers, key: str, order: tuple[str, ...]) -> str:
                 value = chosen
         elif rank >= floor:
             value = chosen
-            if layer.name == "system":
-                floor = rank
+            if layer.name in FLOORS:
+                floor, floor_layer = rank, layer
+        else:
+            refused.append(_refusal(layer, key, chosen, floor_layer))
     return value
 
 
@@ -567,7 +637,33 @@ def _layer(name: str, path: str, text: str, data) -> Layer:
     settings["protect"] = _protect(path, data)
     settings["sandbox"] = parse_sandbox(path, data, _line)
     settings["review"] = parse_review(name, path, data, _line)
+    settings["lock"] = _lock(name, path, data)
     return Layer(name, path, text, default, timeout, rules, **settings)
+
+
+def _lock(name: str, path: str, data: dict) -> tuple[tuple[str, ...], bool | None]:
+    """(allow patterns, trust_projects) of `lock: {allow: [PATTERN...], trust_projects: BOOL}`."""
+    lock = data.get("lock")
+    if lock is None:
+        return (), None
+    if name != "managed":
+        why = "only a managed policy file (/etc/gatekeep/policy.d) can lock what other policies may do"
+        raise PolicyError(path, why, _line(data, "lock"), "lock")
+    if not isinstance(lock, dict):
+        raise PolicyError(path, "must be a mapping, e.g. {allow: [\"git push *\"]}", _line(data, "lock"), "lock")
+    for key in lock:
+        if key not in LOCK_KEYS:
+            raise PolicyError(path, f"unknown key; expected {' or '.join(LOCK_KEYS)}", _line(lock, key), f"lock.{key}")
+    patterns = lock.get("allow") or []
+    if not isinstance(patterns, list):
+        raise PolicyError(path, "must be a list of patterns", _line(lock, "allow"), "lock.allow")
+    for i, pattern in enumerate(patterns):
+        if not isinstance(pattern, str) or not pattern.strip() or "\0" in pattern or " | " in pattern:
+            raise PolicyError(path, "each pattern must be one command's pattern, a non-empty string", _line(lock, "allow"), f"lock.allow[{i}]")
+    trust = lock.get("trust_projects")
+    if trust is not None and type(trust) is not bool:
+        raise PolicyError(path, "must be true or false", _line(lock, "trust_projects"), "lock.trust_projects")
+    return tuple(str(p) for p in patterns), trust
 
 
 def _choice(path: str, data: dict, key: str, choices: tuple[str, ...]) -> str | None:

@@ -78,6 +78,7 @@ def run_checks() -> list[Check]:
         shell_check,
         check_history(shell, hook),
         check_policy(),
+        check_managed(),
         check_audit_log(),
         check_install(hook),
         check_server(),
@@ -248,6 +249,36 @@ def check_policy() -> Check:
         detail += "; mode audit blocks nothing, it only records"
     files = [f"{layer.name} {layer.path}" for layer in policy.layers if layer.text and layer.name != "built-in"]
     return Check("policy", True, detail + (f"; files: {', '.join(files)}" if files else ""))
+
+
+def check_managed() -> Check:
+    """The organization's managed policy (judge/managed.py): that only root can change it, what it
+    locks, and which of the user's settings it refuses."""
+    from gatekeep.core.errors import FatalError
+    from gatekeep.core.paths import current_directory, get_paths
+    from gatekeep.judge.managed import managed_files
+    from gatekeep.judge.policy import load_policy
+
+    paths = get_paths()
+    files = managed_files(paths.managed_dir)
+    if isinstance(files, FatalError):
+        fix = "as root, make the directory and its files root's and writable by no one else (or remove them)"
+        return Check("managed policy", False, f"ignored, and every line asks: {files}", fix)
+    if not files:
+        return Check("managed policy", True, f"none ({paths.managed_dir} holds no *.yaml file)")
+    detail = f"{len(files)} file{'s' if len(files) > 1 else ''} in {paths.managed_dir}, only root can change them"
+    try:
+        policy = load_policy(paths, None, current_directory())
+    except FatalError:
+        return Check("managed policy", True, detail + " (see the policy check)")
+    if policy.locked:
+        detail += f"; locks allow rules for {', '.join(repr(rule.pattern) for rule in policy.locked)}"
+    if policy.trust_locked_by is not None:
+        detail += "; no project may be trusted"
+    if policy.refused:
+        detail += "; refused: " + "; ".join(policy.refused)
+        return Check("managed policy", False, detail, "remove those settings from your policy: they do not count")
+    return Check("managed policy", True, detail)
 
 
 def check_sandbox() -> Check:
