@@ -371,6 +371,29 @@ def audit_stats(since, as_json) -> int:
     return run(since, as_json)
 
 
+@audit.command(name="export", context_settings=CONTEXT)
+@click.option("--otlp", "url", required=True, metavar="URL", help="The collector's OTLP/HTTP logs endpoint, e.g. http://127.0.0.1:4318/v1/logs.")
+@click.option("-f", "--follow", is_flag=True, help="Keep sending new records as they are written (a service).")
+@click.option(
+    "--commands",
+    type=click.Choice(["redacted", "whole", "none"]),
+    default="redacted",
+    show_default=True,
+    help="Send command lines with credentials masked, whole, or not at all.",
+)
+@click.option("--checkpoint", metavar="FILE", help="Where the export remembers what was sent (default: one per URL in the state directory).")
+@click.option("--timeout", type=click.FloatRange(min=1, max=300), default=10.0, show_default=True, help="Seconds a request may take.")
+def audit_export(url, follow, commands, checkpoint, timeout) -> int:
+    """Send the audit log to an OpenTelemetry collector as OTLP log records.
+
+    Every record once, in order, from where the last export stopped: a restart, a rotation of
+    the log or a collector that is down loses nothing. Needs the extra gatekeep[otlp].
+    """
+    from gatekeep.commands.audit_export import audit_export as run
+
+    return run(url, follow, commands, checkpoint, timeout)
+
+
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True})
 @click.option("--sandbox", is_flag=True, help="Run it contained (required): only the working tree is writable.")
 @policy_option

@@ -77,6 +77,8 @@ def _decide(host: Host, event: dict, policy_file: str | None, until: float) -> A
     paths = get_paths()
     record = new_record(call.command, call.cwd, None)
     record.update(agent=host.name, session_id=call.session, tool=call.tool)
+    if isinstance(event.get("tool_use_id"), str):  # the host's id of the call (Claude Code's, Codex's)
+        record["tool_use_id"] = event["tool_use_id"]
     directories = (call.cwd, *call.also)
     try:  # the policy of each directory the command may run in (its project's file)
         policies = [load_policy(paths, policy_file, cwd) for cwd in directories]
@@ -106,6 +108,7 @@ def _decide(host: Host, event: dict, policy_file: str | None, until: float) -> A
         if instead is not None:
             record.update(decision=decision, outcome="contained", rule=None, reason=reason, contain=contain)
             record.update(prompted=False, answer=None, timed_out=False, policy_sha256=policy.sha256)
+            record.update(layer=None, posture=policy.posture)
             save_record(paths.audit_log, record, policy.syslog, policy.rotation)
             return host.allow_instead(call, instead, visible(f"gatekeep: {contain}"))
     cannot_ask = None if host.asks else f"{host.title} cannot ask for it"
@@ -125,6 +128,8 @@ def _decide(host: Host, event: dict, policy_file: str | None, until: float) -> A
         answer=None,
         timed_out=False,
         policy_sha256=policy.sha256,
+        layer=rule.layer if rule else None,
+        posture=policy.posture,
     )
     if review is not None:
         record["review"] = review.as_record(policy.review.command)

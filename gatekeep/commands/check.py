@@ -146,6 +146,8 @@ def check(
         answer=answer.answer if answer else None,
         timed_out=bool(answer and answer.timed_out),
         policy_sha256=policy.sha256,
+        layer=verdict.rule.layer if verdict.rule else None,
+        posture=policy.posture,
     )
     if answer is not None and answer.source != "tty":
         record["answered_from"] = answer.source
@@ -203,6 +205,8 @@ def _contained(paths, record: dict, verdict, policy, answer: str | None = None) 
         answer=answer,
         timed_out=False,
         policy_sha256=policy.sha256,
+        layer=None,
+        posture=policy.posture,
         contain=verdict.contain,
     )
     save_record(paths.audit_log, record, policy.syslog, policy.rotation)
