@@ -276,19 +276,34 @@ AGENTS = tuple(HOSTS)  # the coding agents gatekeep speaks to
     type=click.Path(file_okay=False),
     help="With --shell: also put DIR on PATH, in the same rc block (e.g. where make user-install links gatekeep).",
 )
+@click.option(
+    "--export",
+    "export",
+    metavar="URL",
+    is_flag=False,
+    flag_value="",
+    help="A systemd user service that sends the audit log to this OTLP collector (--managed: every user's).",
+)
 @json_option
-def install(shell, agent, remove, managed, on_path, as_json) -> int:
-    """Add the hook to ~/.bashrc or ~/.zshrc (--shell), or to a coding agent's settings (--agent).
+def install(shell, agent, remove, managed, on_path, export, as_json) -> int:
+    """Add the hook to ~/.bashrc or ~/.zshrc (--shell), or to a coding agent's settings (--agent),
+    or the audit log's export to a collector as a service (--export).
 
     Running it again changes nothing; the rc block goes last in the file, and an
     agent's other settings are kept. It says which file it changed.
     """
-    if (shell is None) == (agent is None):
-        raise click.UsageError("give one of --shell or --agent")
+    if sum(x is not None for x in (shell, agent, export)) != 1:
+        raise click.UsageError("give one of --shell, --agent or --export")
+    if export is not None:
+        if on_path is not None:
+            raise click.UsageError("--path goes with --shell")
+        from gatekeep.commands.install import install_export
+
+        return install_export(export, remove, managed, as_json)
     if on_path is not None and (shell is None or remove):
         raise click.UsageError("--path goes with --shell, and not with --remove (which takes the whole block out)")
     if managed and agent is None:
-        raise click.UsageError("--managed goes with --agent")
+        raise click.UsageError("--managed goes with --agent or --export")
     if on_path is not None and ("\n" in on_path or "\r" in on_path):
         raise click.UsageError("--path: a directory whose name holds a line break cannot go on PATH")
     if agent is not None:

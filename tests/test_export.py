@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -296,3 +297,64 @@ def test_a_checkpoint_whose_inode_now_holds_other_records_is_not_taken_for_it():
     wrong = right._replace(last_id="another-files-record")
     batch = export.next_batch(log, wrong)
     assert batch.lost and [r["id"] for r in batch.records] == ids
+
+
+def _exec_start(unit: str) -> list[str]:
+    """ExecStart= as systemd splits it (our quoting: double quotes, \\ escapes, %% and $$)."""
+    import shlex
+
+    line = next(x for x in unit.splitlines() if x.startswith("ExecStart="))
+    return [w.replace("%%", "%").replace("$$", "$") for w in shlex.split(line.removeprefix("ExecStart="))]
+
+
+def test_install_export_writes_a_user_service_that_runs_the_export(receiver, isolated_home):
+    out = gatekeep("install", "--export", receiver.url)
+    assert out.returncode == 0, out.stderr
+    units = Path(os.environ["XDG_CONFIG_HOME"]) / "systemd" / "user"
+    unit = units / "gatekeep-export.service"
+    link = units / "default.target.wants" / "gatekeep-export.service"
+    assert link.is_symlink() and link.resolve() == unit.resolve()
+    text = unit.read_text()
+    assert text.startswith("# Written by `gatekeep install --export`") and "WantedBy=default.target" in text
+    if shutil.which("systemd-analyze"):  # systemd's own reading of the file
+        runtime = isolated_home / "run"
+        runtime.mkdir(mode=0o700)
+        env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+        verify = subprocess.run(["systemd-analyze", "verify", "--user", str(unit)], capture_output=True, text=True, env=env)
+        assert verify.returncode == 0, verify.stderr
+    argv = _exec_start(text)
+    assert argv[:3] == [sys.executable, "-I", "-m"] and argv[argv.index("--otlp") + 1] == receiver.url
+    expected = write_records(3)
+    service = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # as systemd would run it
+    try:
+        assert wait_for(receiver, 3) == expected
+    finally:
+        stop(service)
+    assert service.returncode == 0
+    again = json.loads(gatekeep("install", "--export", receiver.url, "--json").stdout)
+    assert again["action"] == "unchanged"
+    removed = json.loads(gatekeep("install", "--export", "--remove", "--json").stdout)
+    assert removed["action"] == "removed" and not unit.exists() and not link.is_symlink()
+
+
+def test_install_export_quotes_what_systemd_would_expand_and_leaves_a_foreign_unit_alone(isolated_home):
+    url = 'http://127.0.0.1:4318/v1/logs?a=%20"$HOME"\\x'
+    assert gatekeep("install", "--export", url).returncode == 0
+    unit = Path(os.environ["XDG_CONFIG_HOME"]) / "systemd" / "user" / "gatekeep-export.service"
+    argv = _exec_start(unit.read_text())
+    assert argv[argv.index("--otlp") + 1] == url
+    unit.write_text("[Service]\nExecStart=/bin/true\n")
+    out = gatekeep("install", "--export", "--remove")
+    assert out.returncode != 0 and "not written by gatekeep" in out.stderr and unit.exists()
+    bad = gatekeep("install", "--export", "collector:4317")
+    assert bad.returncode != 0 and "http(s)://HOST:4318/v1/logs" in bad.stderr
+
+
+def test_install_export_managed_is_every_users(tmp_path, monkeypatch):
+    managed = tmp_path / "etc-systemd-user"
+    monkeypatch.setenv("GATEKEEP_SYSTEMD_MANAGED_DIR", str(managed))
+    out = gatekeep("install", "--export", "http://collector.internal:4318/v1/logs", "--managed")
+    assert out.returncode == 0 and "every user's systemd starts it" in out.stdout
+    unit = managed / "gatekeep-export.service"
+    assert oct(unit.stat().st_mode & 0o777) == "0o644"
+    assert (managed / "default.target.wants" / "gatekeep-export.service").is_symlink()

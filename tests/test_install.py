@@ -215,7 +215,7 @@ def test_settings_gatekeep_cannot_read_are_left_alone(isolated_home, capsys, age
 @pytest.mark.parametrize("args", [[], ["--shell", "bash", "--agent", "claude"]])
 def test_install_takes_one_shell_or_one_agent(capsys, args):
     assert main(["install", *args]) == 2
-    assert "give one of --shell or --agent" in capsys.readouterr().err
+    assert "give one of --shell, --agent or --export" in capsys.readouterr().err
 
 
 def test_codex_install_says_the_hook_must_be_trusted(isolated_home, capsys):
@@ -288,6 +288,9 @@ def test_uninstall_purge_leaves_no_file_or_process_of_gatekeep(isolated_home, mo
         assert _gatekeep("install", "--shell", shell).returncode == 0
     for agent in AGENT_FILES:
         assert _gatekeep("install", "--agent", agent).returncode == 0
+    assert _gatekeep("install", "--export", "http://127.0.0.1:4318/v1/logs").returncode == 0
+    unit = Path(os.environ["XDG_CONFIG_HOME"]) / "systemd" / "user" / "gatekeep-export.service"
+    assert unit.exists()
     assert (isolated_home / ".zshrc").exists()  # made by install: it did not exist
     _gatekeep("rules", "add", "make *")
     served = {k: v for k, v in os.environ.items() if k != "GATEKEEP_SERVER"}
@@ -321,6 +324,7 @@ def test_uninstall_purge_leaves_no_file_or_process_of_gatekeep(isolated_home, mo
     assert report["stopped"] and not servers()  # the warm checker, its spare and workers
     assert bashrc.read_text() == before[bashrc]  # the user's own lines, as they were
     assert not (isolated_home / ".zshrc").exists()  # install made it: gone with the block
+    assert not unit.exists() and not unit.parent.joinpath("default.target.wants", unit.name).is_symlink()
     assert json.loads(claude.read_text()) == THEIRS["claude"]  # their settings kept, the hook out
     for agent in AGENT_FILES:
         if agent != "claude":  # files install made for the other hosts are gone

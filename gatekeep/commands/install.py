@@ -255,6 +255,31 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
     return EXIT_ALLOW
 
 
+def install_export(url: str, remove: bool, managed: bool, as_json: bool = False) -> int:
+    """The export service (export_unit.py); with `as_json`, one object: `unit`, `action` and `notes`."""
+    from gatekeep.commands.export_unit import change_export
+
+    try:
+        path, action, notes = change_export(url, remove, managed)
+    except FatalError as e:
+        if managed and os.geteuid() != 0:
+            raise FatalError(f"{e}; the managed unit is the machine's: run it with sudo") from None
+        raise
+    if as_json:
+        click.echo(json.dumps({"unit": str(path), "action": action, "notes": notes}, ensure_ascii=False))
+        return EXIT_ALLOW
+    said = {
+        "installed": f"the audit export to {url} is a service: {path}",
+        "unchanged": f"the audit export service is already so: {path}",
+        "removed": f"removed the audit export service {path}",
+        "absent": f"no audit export service in {path.parent}; nothing changed",
+    }
+    click.echo(said[action])
+    for note in notes:
+        click.echo(note)
+    return EXIT_ALLOW
+
+
 def _same(current: str | None, new: str | None) -> bool:
     """Whether writing `new` would change nothing a host reads (a JSON file's own spacing aside)."""
     if current is None or new is None:

@@ -1,7 +1,7 @@
 """`gatekeep uninstall [--purge]`: take out everything install put in, and stop the warm checker.
 
-It takes gatekeep's block out of ~/.bashrc and ~/.zshrc and its hook out of every coding
-agent's settings (install.change_shell and change_agent, as `install --remove` does, so the
+It takes gatekeep's block out of ~/.bashrc and ~/.zshrc, its hook out of every coding
+agent's settings, its audit export service (export_unit.py; a managed one is root's) (install.change_shell and change_agent, as `install --remove` does, so the
 user's own lines and settings stay), removing a file install made that then holds nothing
 else; and it stops this user's warm checker. With --purge it also removes the user policy
 and the state directory (audit log, caches, trust, locks), which hold the user's own rules and
@@ -26,6 +26,7 @@ STOP_SECONDS = 3.0  # for a server to end after SIGTERM, before it is killed
 
 def uninstall(purge: bool, as_json: bool = False) -> int:
     from gatekeep.agents.setup import SETUPS
+    from gatekeep.commands.export_unit import change_export
     from gatekeep.commands.install import change_agent, change_login, change_shell
 
     changes = []
@@ -37,6 +38,13 @@ def uninstall(purge: bool, as_json: bool = False) -> int:
     for agent in SETUPS:
         path, action = change_agent(agent, remove=True)
         changes.append({"what": f"{agent} hook", "file": str(path), "action": action})
+    from gatekeep.core.errors import FatalError
+
+    try:
+        path, action, _ = change_export(None, remove=True, managed=False)
+        changes.append({"what": "audit export service", "file": str(path), "action": action})
+    except FatalError:  # a unit of that name that install did not write: not ours to remove
+        pass
     paths = get_paths()
     stopped = stop_servers(paths.server_dir)
     purged = []
