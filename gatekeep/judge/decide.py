@@ -215,6 +215,10 @@ def _decide_command(
         return CommandVerdict(normalized, "allow", matches.allow, f"by {matches.allow.describe()}")
     if normalized.transparent:
         return CommandVerdict(normalized, "allow", None, "runs a script whose commands are decided one by one")
+    startup = _startup_file(normalized, writes)
+    if startup is not None:
+        why = f"starts by reading {startup}, which can make it run code that file names, whatever its options"
+        return CommandVerdict(normalized, "deny" if policy.default == "deny" else "ask", None, why)
     if is_read_only(normalized):
         return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
     if policy.posture != "strict":
@@ -234,6 +238,33 @@ def _decide_command(
         where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
         return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
     return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _startup_file(normalized: Normalized, writes: WriteContext) -> str | None:
+    """A file the command's tool reads at every start (`startup-files`: mvn's `.mvn/jvm.config`, a
+    Rails app's `bin/rails`) found in the directory it runs in or one above, shown as found; None
+    where there is none, or the tool has no such files. Such a file comes with the repository and
+    can name code to run, so even `mvn --version` runs the repository's code there."""
+    from gatekeep.name.knowledge import startup_files
+
+    form = normalized.allow_form or normalized.command.argv
+    names = startup_files(list(form)) if form else ()
+    if not names:
+        return None
+    for place in normalized.directories or ("",):
+        if place is None:  # after a `cd` to a directory known only when it runs: any file may be there
+            return f"{' or '.join(sorted(names))} wherever it runs"
+        directory = posixpath.normpath(posixpath.join(writes.cwd, place))
+        while True:
+            for name in sorted(names):
+                candidate = posixpath.join(directory, name)
+                if os.path.lexists(candidate):
+                    return candidate
+            parent = posixpath.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+    return None
 
 
 def _session_variable(rule) -> bool:

@@ -100,6 +100,7 @@ LIST_KEYS = (
     "checks",
     "script-assignments",
     "default-programs",
+    "startup-files",
     "loss-operands",
     "loss-checks",
     "loss-unless",
@@ -213,6 +214,8 @@ SCHEMA = {
     "code-keys": "...and the configuration keys whose value is a command to run",
     "loss-keys": "...and those that make it throw away what it would otherwise keep (`clean.requireForce`)",
     "default-programs": "files it runs when none is named (`make` runs ./Makefile; globs: `go test` runs *_test.go)",
+    "startup-files": "files it reads at every start from the directory it runs in or one above, which can make it"
+    " run code they name (`.mvn/jvm.config`): where one is, no form of it is read-only, `--version` included",
     "script-options": "options whose value is a shell command, read as a script of its own",
     "script-operands": "its operands are a command it runs (`npm exec -- CMD`), read as one",
     "script-assignments": "`NAME=VALUE` operands whose value is a command (`make CC=…`)",
@@ -957,7 +960,7 @@ def program_files(argv: list[str]) -> list[str]:
     """The files a command runs as a program, as written: its command word when that is a path
     (`./build.sh`), its program operand (`python3 x.py`, `sh s`, `source env.sh`), the values of
     its program options (`make -f F`, `sed -f F`), or the files it reads when none is given
-    (`make` reads ./Makefile)."""
+    (`make` reads ./Makefile); and always the files it reads at every start (`startup-files`)."""
     if not argv:
         return []
     files = [argv[0]] if "/" in argv[0] else []
@@ -972,7 +975,14 @@ def program_files(argv: list[str]) -> list[str]:
     defaults = table.get("default-programs", ())
     for sub, _ in list(_down(table, argv[1:]))[1:]:  # a subcommand's own (`go test` runs *_test.go)
         defaults = sub.get("default-programs", defaults)
-    return files + (given or list(defaults))
+    return files + (given or list(defaults)) + sorted(table.get("startup-files", ()))  # run whatever it is given
+
+
+def startup_files(argv: list[str]) -> frozenset[str]:
+    """The files `argv`'s tool reads at every start from its directory or one above it, which can
+    make it run code (`startup-files`: mvn's `.mvn/jvm.config`); none for a tool without a table."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    return frozenset() if found is None else found[1].get("startup-files", frozenset())
 
 
 def from_a_pipe(value: str) -> bool:
