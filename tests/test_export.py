@@ -38,13 +38,21 @@ def gatekeep(*argv: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gatekeep", *argv], capture_output=True, text=True, timeout=120, **kwargs)
 
 
-def follower(url: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "gatekeep", "audit", "export", "--otlp", url, "--follow", "--timeout", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+@pytest.fixture
+def follower():
+    """Starts `audit export --follow` processes; each is killed at the end, whatever the test did."""
+    started: list[subprocess.Popen] = []
+
+    def start(url: str) -> subprocess.Popen:
+        argv = [sys.executable, "-m", "gatekeep", "audit", "export", "--otlp", url, "--follow", "--timeout", "2"]
+        started.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        return started[-1]
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
 
 
 def write_records(count: int, start: int = 0) -> list[str]:
@@ -71,7 +79,7 @@ def stop(process: subprocess.Popen, how: int = signal.SIGTERM) -> str:
     return err
 
 
-def test_every_record_once_in_order_across_rotations_restarts_and_a_collector_that_is_down(receiver):
+def test_every_record_once_in_order_across_rotations_restarts_and_a_collector_that_is_down(receiver, follower):
     expected = write_records(25)  # before the first start: the backlog, across rotated files
     process = follower(receiver.url)
     assert wait_for(receiver, 25) == expected
@@ -97,7 +105,7 @@ def test_every_record_once_in_order_across_rotations_restarts_and_a_collector_th
     assert len(audit.log_files(get_paths().audit_log)) > 5  # it did read across rotations
 
 
-def test_a_kill_loses_nothing(receiver):
+def test_a_kill_loses_nothing(receiver, follower):
     """A `kill -9` can at worst send the batch in flight again (its records carry their ids)."""
     expected = write_records(40)
     process = follower(receiver.url)
