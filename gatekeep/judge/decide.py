@@ -215,12 +215,12 @@ def _decide_command(
         return CommandVerdict(normalized, "allow", matches.allow, f"by {matches.allow.describe()}")
     if normalized.transparent:
         return CommandVerdict(normalized, "allow", None, "runs a script whose commands are decided one by one")
-    startup = _startup_file(normalized, writes)
-    if startup is not None:
+    if is_read_only(normalized):
+        startup = _startup_file(normalized, writes)
+        if startup is None:
+            return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
         why = f"starts by reading {startup}, which can make it run code that file names, whatever its options"
         return CommandVerdict(normalized, "deny" if policy.default == "deny" else "ask", None, why)
-    if is_read_only(normalized):
-        return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
     if policy.posture != "strict":
         from gatekeep.judge.posture import allows
 
