@@ -75,6 +75,10 @@ LOCKED = [
     ("git push origin feature", "ask", "locked by rule 'git push *'"),  # the user's allow does not count
     ("sudo git push origin feature", "ask", "locked"),  # through a wrapper
     ("nice git push origin feature", "ask", "locked"),
+    ("git $(echo push) origin feature", "ask", "locked"),  # a word known only when it runs
+    ("x=push; git $x origin feature", "ask", "locked"),
+    ("git pus? origin feature", "ask", "locked"),  # a glob
+    ("npm $(echo publish)", "ask", "locked"),
     ("npm publish --access public", "ask", "locked"),
     ("git push origin main", "allow", "managed policy"),  # the managed allow does
     ("npm run build", "allow", "user policy"),  # not locked: the user's allow counts
@@ -234,14 +238,20 @@ def test_a_sticky_directory_on_the_way_is_no_reason_to_ignore_it():
     assert file.exists()
 
 
-def test_the_variable_moves_it_only_where_the_machine_has_none(tmp_path, monkeypatch):
-    assert get_paths().managed_dir == os.environ["GATEKEEP_MANAGED_DIR"]  # no /etc/gatekeep/policy.d here
+def test_the_variables_move_nothing_where_the_machine_has_either(tmp_path, monkeypatch):
+    assert get_paths().managed_dir == os.environ["GATEKEEP_MANAGED_DIR"]  # no /etc/gatekeep here
+    assert get_paths().system_policy == os.environ["GATEKEEP_SYSTEM_POLICY"]
     real = tmp_path / "etc-gatekeep" / "policy.d"
     real.mkdir(parents=True)
     monkeypatch.setattr(paths_module, "MANAGED_DIR", str(real))
-    assert get_paths().managed_dir == str(real)  # an agent's `export GATEKEEP_MANAGED_DIR=…` moves nothing
-    monkeypatch.setattr(paths_module, "SYSTEM_POLICY", str(write(tmp_path / "policy.yaml", "")))
-    assert get_paths().system_policy == str(tmp_path / "policy.yaml")
+    monkeypatch.setattr(paths_module, "SYSTEM_POLICY", str(tmp_path / "etc-gatekeep" / "policy.yaml"))
+    # an agent's `export GATEKEEP_MANAGED_DIR=…` moves nothing, nor does GATEKEEP_SYSTEM_POLICY bring
+    # a file of the user's in as a system layer (whose allow rules a lock would let through)
+    assert get_paths().managed_dir == str(real)
+    assert get_paths().system_policy == str(tmp_path / "etc-gatekeep" / "policy.yaml")
+    real.rmdir()
+    write(tmp_path / "etc-gatekeep" / "policy.yaml", "")  # a system policy alone: the same
+    assert get_paths().managed_dir == str(real)
 
 
 def test_setting_the_variable_on_a_line_asks(tmp_path):
@@ -257,3 +267,39 @@ def test_too_many_files_is_a_broken_managed_policy():
     assert decide("ls")[0] == "ask"
     errors = [layer.error for layer in load_policy(get_paths()).layers if layer.error]
     assert len(errors) == 1 and "more than 256 policy files" in errors[0]
+
+
+def test_a_symlink_on_the_way_that_another_user_owns_is_no_safe_way(tmp_path):
+    write(managed_dir() / "10.yaml", "rules: {deny: ['make deploy *']}\n")
+    sticky = tmp_path / "shared"
+    sticky.mkdir(mode=0o1777)
+    sticky.chmod(0o1777)
+    link = sticky / "policy.d"
+    link.symlink_to(managed_dir())
+    os.lchown(link, 1000, 1000)  # in a sticky directory only its owner may replace it: not root
+    from gatekeep.judge.managed import managed_files
+
+    found = managed_files(str(link))
+    assert not isinstance(found, list) and "symlink of uid 1000" in str(found)
+    os.lchown(link, 0, 0)
+    assert managed_files(str(link)) == [str(link / "10.yaml")]
+
+
+def test_a_yml_file_is_not_read_and_doctor_says_so(tmp_path):
+    write(managed_dir() / "50-team.yml", "rules: {deny: ['make deploy *']}\n")
+    assert decide("make deploy x")[0] != "deny"
+    doctor = json.loads(gatekeep("doctor", "--json", cwd=tmp_path).stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "managed policy")
+    assert not check["ok"] and "50-team.yml" in check["detail"] and "not read" in check["detail"]
+
+
+def test_an_old_trust_makes_no_working_tree_under_the_lock(tmp_path):
+    """Outside git, a trusted project's directory is the working tree posture: workspace allows
+    writes in; under `trust_projects: false` an old trust (or a trust file made by hand) counts
+    for nothing."""
+    project = tmp_path / "plain"
+    write(project / ".gatekeep.yaml", "posture: workspace\n")
+    assert gatekeep("trust", cwd=project).returncode == 0
+    assert decide("mkdir newdir", project)[0] == "allow"
+    write(managed_dir() / "10.yaml", "lock: {trust_projects: false}\n")
+    assert decide("mkdir newdir", project)[0] == "ask"

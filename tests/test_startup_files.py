@@ -29,6 +29,9 @@ CASES = [
     ("dotnet --version", "global.json", ""),
     ("yarn --version", ".yarnrc.yml", ""),
     ("yarn --version", ".yarnrc", "packages/a"),
+    ("yarn --version", ".corepack.env", ""),  # corepack: COREPACK_ENABLE_UNSAFE_CUSTOM_URLS=1 there
+    ("pnpm --version", ".corepack.env", ""),
+    ("npm ls", ".corepack.env", ""),
 ]
 
 

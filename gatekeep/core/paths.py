@@ -6,9 +6,10 @@ directory specification names them (user_dirs: what platformdirs returns,
 found without importing it, which cost every check 18 ms and 60 modules).
 `GATEKEEP_POLICY` names another user policy. `GATEKEEP_SYSTEM_POLICY` names another
 system policy (default /etc/gatekeep/policy.yaml) and `GATEKEEP_MANAGED_DIR` another
-directory of managed policy files (default /etc/gatekeep/policy.d), each only on a machine
-that has no file or directory at the default place: there, an environment variable, which
-any user or agent can set, must not switch the organization's policy off (the tests run on
+directory of managed policy files (default /etc/gatekeep/policy.d), both only on a machine
+that has neither at its default place: where an organization put either, an environment
+variable, which any user or agent can set, must neither switch it off nor bring in a file of
+the user's as a system layer, whose allow rules a managed lock lets through (the tests run on
 machines without them).
 
 Paths are plain strings: `gatekeep check` runs before every line, and pathlib
@@ -143,9 +144,10 @@ def get_paths() -> Paths:
 
 
 def _system_place(variable: str, default: str) -> str:
-    """`default`, or where `variable` moves it when nothing is at `default` (module docstring)."""
+    """`default`, or where `variable` moves it on a machine with no system or managed policy
+    at their default places (module docstring)."""
     moved = os.environ.get(variable)
-    if not moved or os.path.lexists(default):
+    if not moved or os.path.lexists(SYSTEM_POLICY) or os.path.lexists(MANAGED_DIR):
         return default
     return moved
 

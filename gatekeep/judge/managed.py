@@ -51,12 +51,29 @@ def _is_policy_name(name: str) -> bool:
     return name.endswith(".yaml") and not name.startswith(".")
 
 
+def skipped(directory: str) -> list[str]:
+    """Files of `directory` that look like policy but are not read (`50-team.yml`): doctor says so,
+    as an organization's rules quietly left out would otherwise go unnoticed."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return sorted(n for n in names if n.lower().endswith((".yaml", ".yml")) and not _is_policy_name(n))
+
+
 def unsafe(path: str) -> tuple[str, str] | None:
     """Where and why a user other than root could change what `path` holds, or None: it, and every
     directory on the way to it (as written, and as its symlinks resolve), must belong to root
     and be writable by no one else, a sticky directory on the way excepted."""
     absolute = os.path.abspath(path)
     real = os.path.realpath(absolute)
+    for place in _ancestors(absolute):  # a symlink on the way: its owner could point it elsewhere
+        try:
+            st = os.lstat(place)
+        except OSError as e:
+            return place, f"cannot check who may change it ({e.strerror})"
+        if stat.S_ISLNK(st.st_mode) and st.st_uid != OWNER:
+            return place, f"it is a symlink of uid {st.st_uid}, not root's, who could point it elsewhere"
     seen = set()
     for chain in (_ancestors(absolute), _ancestors(real)):
         for place in chain:

@@ -465,11 +465,15 @@ def match_line(commands: list[Normalized], index: RuleIndex, locked: tuple[Rule,
 
 def locked_by(normalized: Normalized, locked: tuple[Rule, ...]) -> Rule | None:
     """The first of the managed policy's locked patterns that matches any form of the command
-    (as a deny rule would: through wrappers, flags in any spelling), or None."""
+    (as a deny rule would: through wrappers, flags in any spelling), or could match it for some
+    value of its variables, substitutions and globs (`git $(echo push)`, `git pus?`), or None."""
     forms = [f for f in (normalized.allow_form, *normalized.deny_forms) if f]
     for rule in locked:
         for form in forms:
             if _matches_text(rule, _form_text(form)) or (rule.flag_matcher and rule.flag_matcher.matches(form)):
+                return rule
+        for text in normalized.unknown_forms:
+            if could_match(rule.pattern, text) or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" "))):
                 return rule
     return None
 

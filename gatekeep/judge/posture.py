@@ -48,7 +48,7 @@ def workspace_of(cwd: str, policy, paths) -> str | None:
     real = os.path.realpath(cwd)
     tree = work_tree(real)
     found = tree if os.path.lexists(os.path.join(tree, ".git")) else None
-    if found is None:
+    if found is None and policy.trust_locked_by is None:  # (a managed lock: no project is trusted)
         from gatekeep.judge.project import is_trusted
 
         trusted = [

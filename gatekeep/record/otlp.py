@@ -26,9 +26,12 @@ layer, posture, policy_sha256, agent (the agent host), terminal, shell, user, cw
 answer, answered_from, mode, and command. The resource says `service.name` gatekeep, its
 version, and `host.name`.
 
-Command lines and the reasons that quote them go `whole`, `redacted` (redact.py; the default)
-or not at all (`none`: no command, no cwd, and each quoted command in the reason replaced by
-`…`).
+Command lines go `whole`, `redacted` (redact.py; the default) or not at all (`none`: no
+command, no cwd). The reason quotes the command's words with their quotes removed (`mysql
+--password S3 cret` for `--password 'S3 cret'`), which redact.py cannot read right: unless
+`whole`, each quoted command in it is replaced by `…` (the command itself is in
+`gatekeep.command`), and a reason whose quoting a backquote in the line could confuse is not
+sent at all.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ def log_record(record: dict, commands: str):
         observed_timestamp=nanos,
         severity_number=SeverityNumber.INFO if accepted else SeverityNumber.WARN,
         severity_text="INFO" if accepted else "WARN",
-        body=f"{'accept' if accepted else 'reject'}: {_text(record.get('reason'), commands) or ''}".rstrip(": "),
+        body=f"{'accept' if accepted else 'reject'}: {_reason(record, commands) or ''}".rstrip(": "),
         attributes=attributes(record, commands),
         event_name=EVENT,
     )
@@ -112,7 +115,7 @@ def attributes(record: dict, commands: str) -> dict:
         "gatekeep.answer": record.get("answer"),
         "gatekeep.answered_from": record.get("answered_from"),
         "gatekeep.mode": record.get("mode"),
-        "gatekeep.reason": _text(record.get("reason"), commands),
+        "gatekeep.reason": _reason(record, commands),
     }
     if commands != "none":
         found["gatekeep.command"] = _text(record.get("command"), commands)
@@ -133,11 +136,18 @@ def _source(record: dict) -> str:
 def _text(text, commands: str) -> str | None:
     if not isinstance(text, str):
         return None
-    if commands == "whole":
-        return text
-    if commands == "none":
-        return _QUOTED.sub("`…`", text)
-    return redact(text)
+    return text if commands == "whole" else redact(text)
+
+
+def _reason(record: dict, commands: str) -> str | None:
+    """The reason, its quoted commands left out unless `whole` (module docstring)."""
+    text = record.get("reason")
+    if not isinstance(text, str) or commands == "whole":
+        return text if isinstance(text, str) else None
+    command = record.get("command")
+    if "`" in str(command) or text.count("`") % 2:
+        return None  # a backquote of the line's own would pair with the reason's quoting
+    return redact(_QUOTED.sub("`…`", text))
 
 
 def _nanoseconds(ts) -> int | None:

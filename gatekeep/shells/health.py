@@ -256,7 +256,7 @@ def check_managed() -> Check:
     locks, and which of the user's settings it refuses."""
     from gatekeep.core.errors import FatalError
     from gatekeep.core.paths import current_directory, get_paths
-    from gatekeep.judge.managed import managed_files
+    from gatekeep.judge.managed import managed_files, skipped
     from gatekeep.judge.policy import load_policy
 
     paths = get_paths()
@@ -264,6 +264,10 @@ def check_managed() -> Check:
     if isinstance(files, FatalError):
         fix = "as root, make the directory and its files root's and writable by no one else (or remove them)"
         return Check("managed policy", False, f"ignored, and every line asks: {files}", fix)
+    left_out = skipped(paths.managed_dir)
+    if left_out:
+        why = f"{', '.join(left_out)} in {paths.managed_dir} {'is' if len(left_out) == 1 else 'are'} not read"
+        return Check("managed policy", False, why, "only *.yaml files (not hidden ones) are read: rename them")
     if not files:
         return Check("managed policy", True, f"none ({paths.managed_dir} holds no *.yaml file)")
     detail = f"{len(files)} file{'s' if len(files) > 1 else ''} in {paths.managed_dir}, only root can change them"
