@@ -79,6 +79,9 @@ LOCKED = [
     ("x=push; git $x origin feature", "ask", "locked"),
     ("git pus? origin feature", "ask", "locked"),  # a glob
     ("npm $(echo publish)", "ask", "locked"),
+    ("npm --registry https://r.example publish", "ask", "locked"),  # options before the name's next word
+    ("npm -w pkg publish", "ask", "locked"),
+    ("terraform -chdir=infra destroy -auto-approve", "deny", "managed policy"),
     ("npm publish --access public", "ask", "locked"),
     ("git push origin main", "allow", "managed policy"),  # the managed allow does
     ("npm run build", "allow", "user policy"),  # not locked: the user's allow counts

@@ -260,7 +260,9 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     without a leading option (what `time -p` leaves), chmod's `0777` as `777`, paths with `//`, `/./` and
     trailing slashes cleaned (`/*/` is `/*`) and the home directory as `~`; git's
     subcommand right after `git` (`git -C . push` is `git push`), and a push of a
-    `+refspec` as `git push --force`."""
+    `+refspec` as `git push --force`; and any tool's name words together, without the options
+    between them (`npm --registry URL publish x` is `npm publish x`, `terraform -chdir=. apply`
+    is `terraform apply`), as the name reads them (arity.py)."""
     home = os.path.expanduser("~")
     found = []
     for form in forms:
@@ -275,6 +277,10 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
         if braces != form:  # `{rm,-rf,build}` is the three words rm -rf build
             form = braces
             found.append(form)
+        if len(form) > 2 and form[1][:1] == "-":  # options before the name's next word
+            named = _name_words_together(form)
+            if named is not None:
+                found.append(named)
         words = (form[0], *(_rule_path(w, home) for w in form[1:]))
         if basename(words[0]) == "chmod":  # the mode 0777 is 777
             words = tuple(w.lstrip("0") if w.isdigit() and len(w) == 4 and w[0] == "0" else w for w in words)
@@ -290,6 +296,14 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
         if words != form:
             found.append(words)
     return found
+
+
+def _name_words_together(form: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`form` with the options between its name words left out, or None when none stand there."""
+    at, _ = load_table().walk(list(form))
+    if len(at) < 2 or at[-1] == len(at) - 1:
+        return None
+    return (form[0], *(form[i] for i in at[1:]), *form[at[-1] + 1 :])
 
 
 _BRACES = lazy(r"(?P<pre>[^{}]*)\{(?P<items>[^{}]*,[^{}]*)\}(?P<post>[^{}]*)")
