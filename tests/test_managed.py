@@ -81,6 +81,8 @@ LOCKED = [
     ("npm $(echo publish)", "ask", "locked"),
     ("npm --registry https://r.example publish", "ask", "locked"),  # options before the name's next word
     ("npm -w pkg publish", "ask", "locked"),
+    ("npm pub --access public", "ask", "locked"),  # npm takes any unique prefix of a command
+    ("npm --registry https://r.example publ", "ask", "locked"),
     ("terraform -chdir=infra destroy -auto-approve", "deny", "managed policy"),
     ("npm publish --access public", "ask", "locked"),
     ("git push origin main", "allow", "managed policy"),  # the managed allow does
@@ -306,3 +308,24 @@ def test_an_old_trust_makes_no_working_tree_under_the_lock(tmp_path):
     assert decide("mkdir newdir", project)[0] == "allow"
     write(managed_dir() / "10.yaml", "lock: {trust_projects: false}\n")
     assert decide("mkdir newdir", project)[0] == "ask"
+
+
+@pytest.mark.parametrize(
+    "line,decision",
+    [
+        ("npm --registry https://r.example publish", "deny"),
+        ("npm pub", "deny"),
+        ("npm -w pkg pu x", "deny"),
+        ("terraform -chdir=infra apply", "deny"),
+        ("docker --context prod rm -f web", "deny"),
+        ("git -C src push origin main", "deny"),
+        ("npm p", "ask"),  # a prefix of several commands: none of them for sure
+        ("npm pack", "ask"),
+        ("docker --context prod ps", "allow"),
+    ],
+)
+def test_any_layers_deny_rules_see_through_options_and_abbreviations(line, decision):
+    """Not the managed layer's alone: a rule of any layer meets the name's words together, without
+    the options between them, and npm's abbreviations written out."""
+    user_policy("rules:\n  deny: ['npm publish *', 'terraform apply *', 'docker rm *', 'git push *']\n")
+    assert decide(line)[0] == decision, decide(line)

@@ -128,6 +128,7 @@ BOOL_KEYS = (
     "old-style-options",
     "removes-operands",
     "config-files",
+    "abbreviated-subcommands",
     "program-strings",
     "pathspec-operands",
     "pattern-operand",
@@ -188,6 +189,8 @@ SCHEMA = {
     "removes-with": "options with which its operands are removed, trees and all (`rm -r`)",
     "removes-operands": "its operands are removed whatever its options (`rm`): judged against the working tree",
     "config-files": "a config option's value without `=` is a file of settings, which may name programs",
+    "abbreviated-subcommands": "it takes any unique prefix of a subcommand for it (npm's `pub` is `publish`):"
+    " deny, ask and lock rules see the full name",
     "program-strings": "the strings of its inline program may name files it reads (`getline < \".env\"`)",
     "pathspec-operands": "its operands are patterns it matches itself, against every path it knows (git's pathspecs)",
     "loss": "what the form throws away, beyond recovery: it asks whatever rule allows the tool",
@@ -976,6 +979,23 @@ def program_files(argv: list[str]) -> list[str]:
     for sub, _ in list(_down(table, argv[1:]))[1:]:  # a subcommand's own (`go test` runs *_test.go)
         defaults = sub.get("default-programs", defaults)
     return files + (given or list(defaults)) + sorted(table.get("startup-files", ()))  # run whatever it is given
+
+
+def unabbreviated(argv: list[str]) -> tuple[str, ...] | None:
+    """`argv` with its subcommand written out and the options before it left out, for a tool that
+    takes any unique prefix of one (`abbreviated-subcommands`: `npm --registry R pub x` is `npm
+    publish x`), or None (no operand, not a prefix of exactly one, or a full name already)."""
+    found = load_knowledge().table(argv[0]) if len(argv) > 1 else None
+    if found is None or not found[1].get("abbreviated-subcommands"):
+        return None
+    table = found[1]
+    at = parse(argv[1:], spec_of(table)).first_operand
+    names = table.get("subcommands", frozenset())
+    word = argv[1 + at] if at >= 0 else ""
+    if not word or word in names:
+        return None
+    fits = [name for name in names if name.startswith(word)]
+    return (argv[0], fits[0], *argv[2 + at :]) if len(fits) == 1 else None
 
 
 def startup_files(argv: list[str]) -> frozenset[str]:

@@ -22,7 +22,7 @@ import posixpath
 from gatekeep.core.lazyre import lazy
 from gatekeep.core.records import record
 from gatekeep.name.knowledge import load_table
-from gatekeep.name.knowledge import scripts_in
+from gatekeep.name.knowledge import scripts_in, unabbreviated
 from gatekeep.name.scripts import (
     SHELLS,
     TRANSPARENT,
@@ -281,6 +281,11 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
             named = _name_words_together(form)
             if named is not None:
                 found.append(named)
+                form = named
+        full = unabbreviated(list(form)) if len(form) > 1 else None
+        if full is not None:  # `npm pub` is `npm publish`
+            form = full
+            found.append(form)
         words = (form[0], *(_rule_path(w, home) for w in form[1:]))
         if basename(words[0]) == "chmod":  # the mode 0777 is 777
             words = tuple(w.lstrip("0") if w.isdigit() and len(w) == 4 and w[0] == "0" else w for w in words)
