@@ -244,9 +244,7 @@ def install_agent(agent: str, remove: bool, as_json: bool = False, managed: bool
         "removed": f"gatekeep hook removed from {setup.title}'s {path}",
         "absent": f"no gatekeep hook for {setup.title} in {path}; nothing changed",
     }
-    click.echo(said[action])
-    for note in notes:
-        click.echo(note, err=note.startswith("WARNING"))
+    _report(said[action], notes)
     if not remove:
         if managed:
             click.echo(f"every user's {setup.title} runs it, and no project or user setting can turn it off")
@@ -274,10 +272,15 @@ def install_export(url: str, remove: bool, managed: bool, as_json: bool = False)
         "removed": f"removed the audit export service {path}",
         "absent": f"no audit export service in {path.parent}; nothing changed",
     }
-    click.echo(said[action])
-    for note in notes:
-        click.echo(note)
+    _report(said[action], notes)
     return EXIT_ALLOW
+
+
+def _report(said: str, notes: list[str]) -> None:
+    """What install did, then its notes (a WARNING on stderr)."""
+    click.echo(said)
+    for note in notes:
+        click.echo(note, err=note.startswith("WARNING"))
 
 
 def _same(current: str | None, new: str | None) -> bool:
