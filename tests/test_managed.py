@@ -329,3 +329,13 @@ def test_any_layers_deny_rules_see_through_options_and_abbreviations(line, decis
     the options between them, and npm's abbreviations written out."""
     user_policy("rules:\n  deny: ['npm publish *', 'terraform apply *', 'docker rm *', 'git push *']\n")
     assert decide(line)[0] == decision, decide(line)
+
+
+def test_a_loss_class_the_managed_policy_asks_for_stays_asked_and_the_users_allow_is_refused(tmp_path):
+    write(managed_dir() / "10.yaml", "loss: {git: ask}\n")
+    user_policy("loss: {git: allow}\nrules: {allow: ['git *']}\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    policy = load_policy(get_paths(), cwd=str(tmp_path))
+    assert "git" not in policy.quiet_losses
+    assert any("`loss: {git: allow}` in the user policy" in r for r in policy.refused)
+    assert decide("git reset --hard", tmp_path)[0] == "ask"

@@ -403,7 +403,7 @@ def combine(layers: list[Layer], by_word=None, wild=None, known_digest: str | No
             timeout = layer.timeout
     index = RuleIndex(tuple(layers), by_word, wild)
     digest_ = known_digest or digest(layers)
-    quiet = _quiet_losses(layers)
+    quiet = _quiet_losses(layers, refused)
     from gatekeep.judge.protect import Entry
 
     protected = tuple(Entry(*fields, layer.name) for layer in layers for fields in layer.protect)
@@ -461,19 +461,26 @@ def _combined_rotation(layers) -> tuple[int, int]:
     return max_bytes, keep
 
 
-def _quiet_losses(layers) -> frozenset[str]:
-    """The loss classes turned off: by the system or user layer, unless the system layer asks for
-    that class (a floor) or a project asks for it again (a project can only make it stricter)."""
+def _quiet_losses(layers, refused: list[str]) -> frozenset[str]:
+    """The loss classes turned off: by the system or user layer, unless the system or managed layer
+    asks for that class (a floor: a later `allow` is refused, and said in `refused`) or a project
+    asks for it again (a project can only make it stricter)."""
     quiet: set[str] = set()
-    floor: set[str] = set()
+    floor: dict[str, Layer] = {}
     for layer in layers:
         for name, value in layer.loss:
             if value == "ask":
                 quiet.discard(name)
                 if layer.name in FLOORS:
-                    floor.add(name)
+                    floor[name] = layer
             elif layer.name != "project" and name not in floor:
                 quiet.add(name)
+            elif layer.name != "project":
+                held = floor[name]
+                refused.append(
+                    f"`loss: {{{name}: allow}}` in the {layer.name} policy ({layer.path}) does not count: the {held.name}"
+                    f" policy ({held.path}) sets `loss: {{{name}: ask}}`, which no later policy may loosen"
+                )
     return frozenset(quiet)
 
 
