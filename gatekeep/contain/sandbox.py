@@ -464,18 +464,30 @@ def through_pipes() -> list[tuple[int, int, int]]:
     be reopened through /proc/self/fd/N, for writing or reading, outside every mount the sandbox
     makes read-only or hides: each is put through a pipe instead, copied by a child process
     (from the file into the pipe for input, from the pipe into the file for output), and the
-    sandbox gets no descriptor of the file. Returns (fd, the file's descriptor kept aside, the
-    copier) for each output, for _drain() once the run has ended."""
+    sandbox gets no descriptor of the file. Standard error that is the same file as standard
+    output (`> out.txt 2>&1`) goes through the same pipe, so that the two keep their order there
+    (two copiers would write each stream's chunks in between the other's). Returns (fd, the
+    file's descriptor kept aside, the copier or None) for each output, for _drain() once the run
+    has ended."""
     import stat
 
     copiers = []
+    output = None  # standard output's file (device, inode), once it goes through a pipe
     for fd in (0, 1, 2):
         try:
-            mode = os.fstat(fd).st_mode
+            found = os.fstat(fd)
         except OSError:
             continue
+        mode = found.st_mode
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISBLK(mode)):
             continue
+        if fd == 2 and output == (found.st_dev, found.st_ino):
+            kept = os.dup(fd)
+            os.dup2(1, fd)  # standard output's pipe
+            copiers.append((fd, kept, None))
+            continue
+        if fd == 1:
+            output = (found.st_dev, found.st_ino)
         read_end, write_end = os.pipe()
         source, target = (fd, write_end) if fd == 0 else (read_end, fd)
         pid = os.fork()
@@ -515,7 +527,8 @@ def _drain(copiers) -> None:
         os.close(kept)
     for _, _, pid in copiers:
         try:
-            os.waitpid(pid, 0)
+            if pid is not None:
+                os.waitpid(pid, 0)
         except OSError:
             pass
 
