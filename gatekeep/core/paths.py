@@ -106,6 +106,17 @@ def current_directory() -> str:
     return link.removesuffix(" (deleted)") if link.startswith("/") else GONE
 
 
+def upward(directory: str):
+    """`directory` and every directory above it, nearest first, up to the root (as written: no
+    symlink is resolved)."""
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+
+
 def removed(cwd: str) -> bool:
     """Whether `cwd`, the line's directory, is one another process has removed while the shell
     stays in it: it does not exist, and neither does this process's own, which it inherited

@@ -21,6 +21,7 @@ import posixpath
 
 from gatekeep.core.display import visible
 from gatekeep.core.lazyre import lazy
+from gatekeep.core.paths import upward
 from gatekeep.core.records import record
 from gatekeep.judge.managed import FLOORS
 from gatekeep.judge.match import Matches, Rule, locked_by
@@ -254,16 +255,11 @@ def _startup_file(normalized: Normalized, writes: WriteContext) -> str | None:
     for place in normalized.directories or ("",):
         if place is None:  # after a `cd` to a directory known only when it runs: any file may be there
             return f"{' or '.join(sorted(names))} wherever it runs"
-        directory = posixpath.normpath(posixpath.join(writes.cwd, place))
-        while True:
+        for directory in upward(posixpath.normpath(posixpath.join(writes.cwd, place))):
             for name in sorted(names):
                 candidate = posixpath.join(directory, name)
                 if os.path.lexists(candidate):
                     return candidate
-            parent = posixpath.dirname(directory)
-            if parent == directory:
-                break
-            directory = parent
     return None
 
 

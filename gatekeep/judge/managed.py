@@ -22,6 +22,7 @@ import os
 import stat
 
 from gatekeep.core.errors import PolicyError
+from gatekeep.core.paths import upward
 
 FLOORS = ("system", "managed")  # the layers whose settings no user or project file may loosen (policy.py)
 MAX_FILES = 256  # drop-ins in the directory; more is a mistake, and each one is read per check
@@ -92,13 +93,7 @@ def unsafe(path: str) -> tuple[str, str] | None:
 
 def _ancestors(path: str) -> list[str]:
     """`path` and every directory above it, from the root down."""
-    found = [path]
-    while True:
-        parent = os.path.dirname(found[-1])
-        if parent == found[-1]:
-            break
-        found.append(parent)
-    return found[::-1]
+    return list(upward(path))[::-1]
 
 
 def _writable_by_others(place: str, st: os.stat_result, on_the_way: bool) -> str | None:

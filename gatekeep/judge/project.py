@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from gatekeep.core.paths import Paths
+from gatekeep.core.paths import Paths, upward
 
 FILE_NAME = ".gatekeep.yaml"
 
@@ -37,19 +37,15 @@ def find_project_files(cwd: str) -> list[str]:
     All of them count (issue 15): a nested one deeper in a repository adds to its
     parents' deny and ask rules, it cannot hide them.
     """
-    directory = os.path.abspath(cwd)
     found = []
-    while True:
+    for directory in upward(os.path.abspath(cwd)):
         candidate = os.path.join(directory, FILE_NAME)
         # any entry of that name counts: one that is no regular file (a directory, a FIFO, a
         # dangling symlink) is a broken layer that makes every line ask (policy.read_project_text),
         # never a file quietly skipped, whose deny rules would vanish
         if os.path.lexists(candidate):
             found.append(candidate)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return found[::-1]
-        directory = parent
+    return found[::-1]
 
 
 def trust_key(path: str, text: str) -> str:
