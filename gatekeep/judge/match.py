@@ -452,6 +452,7 @@ def match_line(commands: list[Normalized], index: RuleIndex, locked: tuple[Rule,
     # line could first make a link (`ln -s ~ /tmp/h && rm -rf /tmp/h/`), so only a line of one
     # command gets exceptions
     excepting = len(commands) == 1
+    locks = [locked_by(n, locked) is not None for n in commands] if locked else None  # once a command
     for i, normalized in enumerate(commands):
         for verdict in ("deny", "ask"):
             if getattr(matches[i], verdict) is None:
@@ -459,7 +460,7 @@ def match_line(commands: list[Normalized], index: RuleIndex, locked: tuple[Rule,
             if getattr(matches[i], verdict) is None and normalized.unknown_forms:
                 setattr(matches[i], f"maybe_{verdict}", _could_match(verdict, normalized, index, excepting))
         if normalized.allow_form:
-            _match_allow(i, commands, slots, index, matches, locked)
+            _match_allow(i, commands, slots, index, matches, locks)
     return matches
 
 
@@ -469,13 +470,22 @@ def locked_by(normalized: Normalized, locked: tuple[Rule, ...]) -> Rule | None:
     value of its variables, substitutions and globs (`git $(echo push)`, `git pus?`), or None."""
     forms = [f for f in (normalized.allow_form, *normalized.deny_forms) if f]
     for rule in locked:
-        for form in forms:
-            if _matches_text(rule, _form_text(form)) or (rule.flag_matcher and rule.flag_matcher.matches(form)):
-                return rule
-        for text in normalized.unknown_forms:
-            if could_match(rule.pattern, text) or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" "))):
-                return rule
+        if any(_fits(rule, form, _form_text(form)) for form in forms):
+            return rule
+        if any(_may_fit(rule, text) for text in normalized.unknown_forms):
+            return rule
     return None
+
+
+def _fits(rule: Rule, form: tuple[str, ...], text: str) -> bool:
+    """Whether a deny, ask or lock rule's first segment matches one form (`text`: its words
+    joined), as written or by its flags in any spelling."""
+    return _matches_text(rule, text) or bool(rule.flag_matcher and rule.flag_matcher.matches(form))
+
+
+def _may_fit(rule: Rule, text: str) -> bool:
+    """Whether it could match an unknown form for some value of its variables and globs."""
+    return could_match(rule.pattern, text) or bool(rule.flag_matcher and rule.flag_matcher.could_match(text.split(" ")))
 
 
 def _could_match(verdict: str, normalized: Normalized, index: RuleIndex, excepting: bool) -> Rule | None:
@@ -483,10 +493,7 @@ def _could_match(verdict: str, normalized: Normalized, index: RuleIndex, excepti
         first = text.split(" ", 1)[0]
         rules = index.of_verdict(verdict) if UNKNOWN in first else index.candidates(verdict, first)
         for rule in rules:
-            if " | " not in rule.pattern and (  # a single segment; `.segments` would compile it
-                could_match(rule.pattern, text)
-                or (rule.flag_matcher and rule.flag_matcher.could_match(text.split(" ")))
-            ):
+            if " | " not in rule.pattern and _may_fit(rule, text):  # a single segment: `.segments` would compile it
                 if excepting and rule.excepts and _excepted_unknown(rule, normalized, text):
                     continue
                 return rule
@@ -552,7 +559,7 @@ def _match_forms(verdict, i, commands, slots, index, matches, excepting: bool = 
             continue
         text = _form_text(form)
         for rule in index.matching(verdict, form[0]):
-            if not _matches_text(rule, text) and not (rule.flag_matcher and rule.flag_matcher.matches(form)):
+            if not _fits(rule, form, text):
                 continue
             if excepting and rule.excepts and _excepted(rule, commands[i].command, form):
                 continue
@@ -564,17 +571,18 @@ def _match_forms(verdict, i, commands, slots, index, matches, excepting: bool = 
                 return
 
 
-def _match_allow(i, commands, slots, index, matches, locked: tuple[Rule, ...] = ()) -> None:
+def _match_allow(i, commands, slots, index, matches, locks: list[bool] | None = None) -> None:
     """Every allow rule that fits is tried, and each command keeps the most specific one:
     a pipeline pattern over a single one, then the longer pattern (`python3 -c *` over
     `python3 *`), since only a rule that names a risky form may allow it (decide.py). Of a
-    locked command (match_line), only the system's and managed policy's allow rules."""
+    locked command (`locks`, by the commands' index: match_line), only the system's and managed
+    policy's allow rules."""
     text = _form_text(commands[i].allow_form)
     for rule in index.matching("allow", commands[i].allow_form[0]):
         if not _matches_text(rule, text):
             continue
         hit = _following(rule, i, commands, slots, lambda n: [_form_text(n.allow_form)] if n.allow_form else [])
-        if hit and locked and rule.layer not in FLOORS and any(locked_by(commands[j], locked) for j in hit):
+        if hit and locks and rule.layer not in FLOORS and any(locks[j] for j in hit):
             continue
         for j in hit or ():
             if matches[j].allow is None or _specificity(rule) > _specificity(matches[j].allow):
