@@ -193,8 +193,7 @@ def _decide_command(
         if write is not None:
             return CommandVerdict(normalized, decision, None, write[1], decision == "deny")
     if normalized.not_allowable:
-        decision = "deny" if policy.default == "deny" else "ask"
-        return CommandVerdict(normalized, decision, None, f"cannot be allowed: {normalized.not_allowable[0]}")
+        return CommandVerdict(normalized, _unallowed(policy), None, f"cannot be allowed: {normalized.not_allowable[0]}")
     maybe = matches.maybe_deny or matches.maybe_ask
     if maybe is not None:
         why = f"could match {maybe.describe()}, depending on its variables or globs"
@@ -202,7 +201,7 @@ def _decide_command(
     lock = locked_by(normalized, policy.locked) if policy.locked else None
     if lock is not None and (matches.allow is None or matches.allow.layer not in FLOORS):
         why = f"is locked by {lock.describe()}: only an allow rule of the system or managed policy allows it"
-        return CommandVerdict(normalized, "deny" if policy.default == "deny" else "ask", lock, why)
+        return CommandVerdict(normalized, _unallowed(policy), lock, why)
     concern = _loss_or_secret(normalized, policy, writes, memo) or (secret and _read_why(secret))
     concern = concern or _names_code_place(normalized, writes) or _overwrites_secret(normalized, forms, policy, writes)
     if concern is not None and not _exact(matches.allow):
@@ -221,7 +220,7 @@ def _decide_command(
         if startup is None:
             return CommandVerdict(normalized, "allow", None, "as a built-in read-only command")
         why = f"starts by reading {startup}, which can make it run code that file names, whatever its options"
-        return CommandVerdict(normalized, "deny" if policy.default == "deny" else "ask", None, why)
+        return CommandVerdict(normalized, _unallowed(policy), None, why)
     if policy.posture != "strict":
         from gatekeep.judge.posture import allows
 
@@ -239,6 +238,11 @@ def _decide_command(
         where = ", ".join(f"`{visible(r.op)} {visible(r.target)}`" for r in writing)
         return CommandVerdict(normalized, policy.default, None, f"writes a file through {where}; {default}")
     return CommandVerdict(normalized, policy.default, None, f"matches no rule, and {default}")
+
+
+def _unallowed(policy: Policy) -> str:
+    """The verdict on a command nothing may allow: the default's, but never allow."""
+    return "deny" if policy.default == "deny" else "ask"
 
 
 def _startup_file(normalized: Normalized, writes: WriteContext) -> str | None:

@@ -57,7 +57,8 @@ def load_checkpoint(path: str) -> Position | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"the export checkpoint {path} cannot be read ({e}): remove it to send the whole log again") from None
+        why = f"the export checkpoint {path} cannot be read ({e}): remove it to send the whole log again"
+        raise ValueError(why) from None
 
 
 def save_checkpoint(path: str, position: Position, about: dict) -> None:
@@ -96,7 +97,8 @@ def next_batch(log: str, position: Position | None, limit: int = BATCH) -> Batch
         name, st = files[k]
         rotated = k < len(files) - 1
         offset, last_id, complete = _read(name, offset, limit - len(found_records), found_records, rotated)
-        last = Position(st.st_dev, st.st_ino, offset, last_id or (last.last_id if last and last.ino == st.st_ino else None))
+        same = last is not None and (last.dev, last.ino) == (st.st_dev, st.st_ino)
+        last = Position(st.st_dev, st.st_ino, offset, last_id or (last.last_id if same else None))
         if len(found_records) >= limit or not complete or k == len(files) - 1:
             break
         offset = 0  # an older file read to its end: the next newer one, from its start
