@@ -339,3 +339,15 @@ def test_a_loss_class_the_managed_policy_asks_for_stays_asked_and_the_users_allo
     assert "git" not in policy.quiet_losses
     assert any("`loss: {git: allow}` in the user policy" in r for r in policy.refused)
     assert decide("git reset --hard", tmp_path)[0] == "ask"
+
+
+@pytest.mark.parametrize("make", ["fifo", "directory", "file instead of the directory"])
+def test_a_managed_place_that_is_not_a_file_of_policy_makes_every_line_ask(make):
+    if make == "file instead of the directory":
+        write(managed_dir(), "rules: {deny: ['make deploy *']}\n")
+    else:
+        managed_dir().mkdir(parents=True)
+        odd = managed_dir() / "10.yaml"
+        os.mkfifo(odd) if make == "fifo" else odd.mkdir()
+    decision, reason = decide("ls")
+    assert decision == "ask" and "managed policy" in reason

@@ -12,7 +12,9 @@ way to it and to each file, symlinks followed, belongs to root and is writable b
 (a directory that others may write to but whose sticky bit keeps them from replacing root's
 entries, such as /tmp, does not count against it). Otherwise the managed policy is ignored,
 loudly: it becomes one layer whose error every check prints and whose rule asks for every
-line, until root fixes the ownership. A file that is not valid policy blocks every line, as a
+line, until root fixes the ownership. So it is, too, when the place is a file and not a
+directory, when a `*.yaml` in it is no regular file (a FIFO would stall every check), when it
+holds more than MAX_FILES of them, or when it cannot be read. A file that is not valid policy blocks every line, as a
 broken system policy does: the organization's rules are never silently lost.
 """
 
@@ -34,8 +36,10 @@ def managed_files(directory: str) -> list[str] | PolicyError:
     PolicyError that says why none of them may be used."""
     try:
         names = os.listdir(directory)
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
         return []
+    except NotADirectoryError:  # a file where the directory belongs: a mistake, never "no policy"
+        return PolicyError(directory, "is not a directory")
     except OSError as e:
         return PolicyError(directory, f"cannot read the managed policy directory ({e.strerror})")
     files = [os.path.join(directory, name) for name in sorted(names) if _is_policy_name(name)]
@@ -45,6 +49,9 @@ def managed_files(directory: str) -> list[str] | PolicyError:
         found = unsafe(path)
         if found is not None:
             return PolicyError(*found)
+    for path in files:  # a FIFO would stall every check that opens it; a directory cannot be read
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return PolicyError(path, "is not a regular file")
     return files
 
 
