@@ -119,8 +119,9 @@ def test_a_kill_loses_nothing(receiver, follower):
 
 
 def test_a_one_off_export_sends_what_there_is_and_then_only_what_is_new(receiver, tmp_path):
+    no_shell = {k: v for k, v in os.environ.items() if k != "SHELL"}  # as CI runs it: a line no agent sent is a shell's
     for line in ("ls", "git push origin main", "rm -rf /"):
-        gatekeep("check", line, cwd=tmp_path, stdin=subprocess.DEVNULL)
+        gatekeep("check", line, cwd=tmp_path, stdin=subprocess.DEVNULL, env=no_shell)
     first = gatekeep("audit", "export", "--otlp", receiver.url)
     assert first.returncode == 0 and "3 records sent" in first.stderr
     got = {r.attributes["gatekeep.command"]: r for r in receiver.records}

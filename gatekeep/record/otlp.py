@@ -17,7 +17,7 @@ one query finds the decisions of both:
                    once), "user_permanent" ("always"), "user_reject" (denied, or "never"),
                    "user_abort" (no answer: timed out, no terminal, ended), "reviewer"
     tool_name      the agent's tool (Bash, shell, run_shell_command, write, ...); "shell" for
-                   a line typed in a gated shell
+                   a line no agent sent (a gated shell's, or `gatekeep check`'s caller's)
     session.id     the agent's session; tool_use_id, the agent's call, where the host gave one
 
 and gatekeep's own, under `gatekeep.`: id (the audit record's: a collector can drop a repeat),
@@ -98,7 +98,7 @@ def attributes(record: dict, commands: str) -> dict:
         "event.name": "tool_decision",
         "decision": "accept" if outcome in ("allow", "contained") else "reject",
         "source": _source(record),
-        "tool_name": record.get("tool") or ("shell" if record.get("shell") else None),
+        "tool_name": record.get("tool") or (None if record.get("agent") else "shell"),
         "session.id": record.get("session_id"),
         "tool_use_id": record.get("tool_use_id"),
         "gatekeep.id": record.get("id"),
