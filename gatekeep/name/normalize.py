@@ -86,7 +86,10 @@ def normalize(command: SimpleCommand) -> Normalized:
     inner, forms, chain, unchecked = unwrap_all(argv)
     forms = forms + _element_forms(_variable_forms(inner))
     seen = set(forms)
-    forms += [f for f in _variant_forms(forms) if f not in seen]
+    # a word with no expansion in it (quoted: `sed -i '/x/ { a, b }' f`) is no brace list
+    braced = {w.value for w in command.words if w.dynamic and "{" in w.value}
+    literal = frozenset(w.value for w in command.words if not w.dynamic and "{" in w.value) - braced
+    forms += [f for f in _variant_forms(forms, literal) if f not in seen]
     if not inner or argv[len(argv) - len(inner) :] == inner:
         inner_words = command.words[len(argv) - len(inner) :] if inner else ()
     else:  # `env -S 'sh -c CMD'`: the inner words come from splitting one word
@@ -255,14 +258,15 @@ _GIT_VALUE_OPTIONS = frozenset(
 )
 
 
-def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+def _variant_forms(forms: list[tuple[str, ...]], literal: frozenset[str] = frozenset()) -> list[tuple[str, ...]]:
     """The same commands spelled the way deny rules are written: words split by `$IFS`,
     without a leading option (what `time -p` leaves), chmod's `0777` as `777`, paths with `//`, `/./` and
     trailing slashes cleaned (`/*/` is `/*`) and the home directory as `~`; git's
     subcommand right after `git` (`git -C . push` is `git push`), and a push of a
     `+refspec` as `git push --force`; and any tool's name words together, without the options
     between them (`npm --registry URL publish x` is `npm publish x`, `terraform -chdir=. apply`
-    is `terraform apply`), as the name reads them (arity.py)."""
+    is `terraform apply`), as the name reads them (arity.py). `literal`: words the line holds
+    only as text with no expansion (quoted), whose braces bash leaves as they are."""
     home = os.path.expanduser("~")
     found = []
     for form in forms:
@@ -273,7 +277,7 @@ def _variant_forms(forms: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
             found.append(form)
         if len(form) > 1 and form[0].startswith("-"):  # `time -p rm x` read by the fallback: drop the option
             found.append(form[1:])
-        braces = _brace_expansion(form)
+        braces = _brace_expansion(form, literal)
         if braces != form:  # `{rm,-rf,build}` is the three words rm -rf build
             form = braces
             found.append(form)
@@ -314,11 +318,12 @@ def _name_words_together(form: tuple[str, ...]) -> tuple[str, ...] | None:
 _BRACES = lazy(r"(?P<pre>[^{}]*)\{(?P<items>[^{}]*,[^{}]*)\}(?P<post>[^{}]*)")
 
 
-def _brace_expansion(form: tuple[str, ...]) -> tuple[str, ...]:
-    """Words with one `{a,b}` list each, expanded as bash does (`x{a,b}` is `xa xb`)."""
+def _brace_expansion(form: tuple[str, ...], literal: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """Words with one `{a,b}` list each, expanded as bash does (`x{a,b}` is `xa xb`), but those in
+    `literal` (quoted text)."""
     out: list[str] = []
     for word in form:
-        m = _BRACES.fullmatch(word) if "{" in word else None  # most lines have no brace: no regex
+        m = _BRACES.fullmatch(word) if "{" in word and word not in literal else None  # most lines have no brace: no regex
         out += [m["pre"] + item + m["post"] for item in m["items"].split(",")] if m else [word]
     return tuple(out)
 
