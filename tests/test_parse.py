@@ -247,6 +247,13 @@ def test_constructs_bashlex_misreads_mark_the_command(line, problem):
     assert any(problem in p for p in command.problems)
 
 
+@pytest.mark.parametrize("line", ["echo {x}", "echo '{x}'", "awk '{print}' f", "echo '{x}'>out", "echo {x} >out"])
+def test_a_braced_word_not_before_a_redirection_is_a_word(line):
+    """`{fd}>file` names a descriptor only unquoted and right before the redirection."""
+    (command,) = parse_line(line).commands
+    assert not command.problems and "{" in command.argv[1]
+
+
 def test_assignments_and_redirects_are_kept():
     (command,) = parse_line("FOO=1 BAR='a b' cmd arg > out 2>&1 < in").commands
     assert command.assignments == ("FOO=1", "BAR=a b")

@@ -488,6 +488,12 @@ class _Walker:
         self.names += inner.names
         return True
 
+    def _named_fd(self, part) -> bool:
+        """`{fd}>file`: an unquoted `{NAME}` right before a redirection opens a descriptor and
+        names it (`echo {x}` and `echo '{x}'>f` print `{x}`)."""
+        start, end = part.pos
+        return bool(_NAMED_FD.fullmatch(self.line[start:end])) and self.line[end : end + 1] in ("<", ">")
+
     def command(self, node, pipeline: int = 0, position: int = 0) -> None:
         words: list[Word] = []
         assignments: list[str] = []
@@ -514,7 +520,7 @@ class _Walker:
             redirects += [Redirect(">|", r.target[1:], r.dynamic) for r in redirects if r.target.startswith("!")]
         if words and _ARRAY_ASSIGNMENT.match(words[0].value):
             problems.append("array assignments are not understood")
-        if any(_NAMED_FD.fullmatch(w.value) for w in words):
+        if any(self._named_fd(part) for part in node.parts if part.kind == "word"):
             problems.append("named file descriptors ({fd}>file) are not understood")
         if not pipeline:
             self.pipelines += 1
