@@ -521,7 +521,8 @@ def test_no_option_of_a_read_only_tool_hides_a_secret_operand(project):
     """`tail -f .env`, `cat -t .env`, `od -d .env`: a group table once read one tool's text option
     (`cut -f 1`) into another tool's flag, and the secret after it was taken for text. Every
     option of every read-only tool (aliases included) followed by `.env` must ask, unless the
-    table says the option's value is text or the tool names no files (`tr`)."""
+    table says the option's value is text or the tool names no files (`tr`). A tool whose first
+    operand is a pattern (`grep`, `sed`'s script) gets one before the file after an option that takes no separate value."""
     from gatekeep.name.knowledge import load_knowledge
 
     knowledge = load_knowledge()
@@ -537,7 +538,8 @@ def test_no_option_of_a_read_only_tool_hides_a_secret_operand(project):
         for tool in [name, *(alias for alias, of in knowledge.aliases.items() if of == name)]:
             for option in sorted(options):
                 tried += 1
-                if evaluate(f"{tool} {option} .env", policy, str(project), context).decision == "allow":
-                    allowed.append(f"{tool} {option} .env")
+                pattern = "x " if table.get("pattern-operand") and option not in table.get("value-options", ()) else ""
+                if evaluate(f"{tool} {option} {pattern}.env", policy, str(project), context).decision == "allow":
+                    allowed.append(f"{tool} {option} {pattern}.env")
     assert tried > 5000
     assert not allowed, allowed[:20]

@@ -500,6 +500,7 @@ def judge_reads(
         credential_values,
         paths_named,
         pathspecs,
+        pattern_operand,
         program_strings,
         reads_no_content,
         text_values,
@@ -525,7 +526,11 @@ def judge_reads(
         skipped = set(credential_values(list(form))) | set(text_values(list(form)))
         if form[0].rsplit("/", 1)[-1] not in IN_PLACE_EDITORS:  # `cp .env.example .env` does not read .env
             skipped.update(argument_writes(form))
-        words += [(w, w in dynamic) for w in form[1:] if w not in skipped]
+        argument_words = [w for w in form[1:] if w not in skipped]
+        pattern = pattern_operand(list(form))  # grep's pattern, sed's script: text, not a file
+        if pattern is not None and pattern in argument_words:
+            argument_words.remove(pattern)
+        words += [(w, w in dynamic) for w in argument_words]
         words += [(w, False) for w in program_strings(list(form))]
         if pathspecs(list(form)):
             globbed += [w for w in form[1:] if w not in skipped and (any(c in w for c in "*?[") or w.startswith(":"))]

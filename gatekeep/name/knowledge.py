@@ -191,7 +191,7 @@ SCHEMA = {
     "config-files": "a config option's value without `=` is a file of settings, which may name programs",
     "abbreviated-subcommands": "it takes any unique prefix of a subcommand for it (npm's `pub` is `publish`):"
     " deny, ask and lock rules see the full name",
-    "program-strings": "the strings of its inline program may name files it reads (`getline < \".env\"`)",
+    "program-strings": "the strings of its inline program may name files it reads (`getline < \".env\"`; sed's `r F`)",
     "pathspec-operands": "its operands are patterns it matches itself, against every path it knows (git's pathspecs)",
     "loss": "what the form throws away, beyond recovery: it asks whatever rule allows the tool",
     "loss-class": "which class of loss: git, files, containers, cluster, infra, databases",
@@ -910,10 +910,28 @@ def program_strings(argv: list[str]) -> list[str]:
         return []
     table = found[1]
     parsed = parse(argv[1:], spec_of(table))
-    programs = parsed.values("-e", "--source")  # awk's inline program options
+    programs = parsed.values("-e", "--source", "--expression")  # awk's and sed's inline program options
     if not programs and not parsed.has(*table.get("program-options", ())):
         programs = parsed.operands[:1]
+    if "sed-script" in table.get("checks", ()):  # sed's `r FILE`, `R FILE`
+        from gatekeep.name import sedscript
+
+        return [path for program in programs for path in sedscript.read(program).reads]
     return [m.group(1) for program in programs for m in _STRING.finditer(program)]
+
+
+def pattern_operand(argv: list[str]) -> str | None:
+    """The form's pattern operand (grep's pattern, sed's script), text matched or run, never a
+    file, when its table says `pattern-operand` and no pattern option stands in for it."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return None
+    table, parsed = None, None
+    for table, parsed in _down(found[1], argv[1:]):
+        pass
+    if not table.get("pattern-operand") or parsed.has(*table.get("pattern-options", ())) or not parsed.operands:
+        return None
+    return parsed.operands[0]
 
 
 def text_values(argv: list[str]) -> list[str]:

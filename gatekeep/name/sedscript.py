@@ -1,7 +1,7 @@
 """Reading a sed script the way GNU sed does, for the commands that run or write something.
 
 `e COMMAND` and the `e` flag of `s` run a shell command; `w FILE`, `W FILE`
-and the `w FILE` flag of `s` write a file. They may follow any address
+and the `w FILE` flag of `s` write a file; `r FILE` and `R FILE` read one into the output. They may follow any address
 (`1`, `$`, `/re/`, `\\%re%`, `first~step`, `a,b`, `!`), sit inside `{ }`
 blocks, and be separated by `;` or newlines. A script this reader cannot
 follow is reported as such, and the caller treats it as one that runs code.
@@ -12,9 +12,10 @@ from __future__ import annotations
 from gatekeep.core.records import record
 
 
-class SedScript(record("SedScript", "runs writes unreadable")):
+class SedScript(record("SedScript", "runs writes unreadable reads")):
     """runs: whether a command or flag runs a shell command; writes: the files it writes;
-    unreadable: the script did not parse as sed (so either may be true)."""
+    unreadable: the script did not parse as sed (so either may be true); reads: the files it
+    reads into its output (`r`, `R`)."""
 
     __slots__ = ()
 
@@ -30,8 +31,8 @@ def read(script: str) -> SedScript:
     try:
         reader.commands()
     except _Unreadable:
-        return SedScript(True, tuple(reader.writes), True)
-    return SedScript(reader.runs, tuple(reader.writes), False)
+        return SedScript(True, tuple(reader.writes), True, tuple(reader.reads))
+    return SedScript(reader.runs, tuple(reader.writes), False, tuple(reader.reads))
 
 
 class _Unreadable(Exception):
@@ -44,6 +45,7 @@ class _Reader:
         self.i = 0
         self.runs = False
         self.writes: list[str] = []
+        self.reads: list[str] = []
         self.label_end = 0
 
     def peek(self) -> str:
@@ -159,6 +161,8 @@ class _Reader:
                 self.runs = True
             elif c in "wW":
                 self.writes.append(argument)
+            elif c in "rR":
+                self.reads.append(argument)
             elif c in ":btTv":  # GNU sed ends a label, and v's version, at `;`: what follows is more commands
                 self.i = self.label_end
         elif c in _SIMPLE:
