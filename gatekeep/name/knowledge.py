@@ -113,6 +113,8 @@ LIST_KEYS = (
     "subcommands",
     "help-words",
     "network-subcommands",
+    "read-only-operations",
+    "parameter-files",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -143,6 +145,7 @@ BOOL_KEYS = (
     "shell-aliases",
     "dash-operands",
     "needs-network",
+    "parameter-options",
 )
 # What each key says: docs/knowledge.md's schema is rendered from this (knowledge_doc.py), and
 # tests/test_knowledge.py holds it to the keys above.
@@ -167,6 +170,12 @@ SCHEMA = {
     "options-anywhere": "the tool's options may follow its subcommands (`kubectl get pods -n dev`)",
     "old-style-options": "a first word without a dash is a cluster of its options (`tar tvf x.tar`)",
     "read-only": "the form only reads: in the built-in read-only set when every option on the line is known",
+    "read-only-operations": "subcommands that only read and take only `parameter-options` (`aws ec2 describe-vpcs`):"
+    " each is a table of its own with no operand",
+    "parameter-options": "every `--long` option is a parameter of the call the form makes, sent to the service (aws's"
+    " operations): a value follows it unless another option does; it is no unknown option",
+    "parameter-files": "prefixes of a parameter's value that make the tool read a file and send it"
+    " (`file://`, `@`): such a form is not read-only",
     "read-only-if": "options that make the form read-only (`git branch --list`)",
     "max-operands": "with more operands the form does more than read (`hostname NAME`)",
     "help-words": "options and words that, after its name and alone, only show help (`--help`, aws's `help`)",
@@ -314,7 +323,7 @@ def load_knowledge() -> Knowledge:
             return _packed(compile_tools(tuple(zip(names, texts, strict=True))))
 
         files = [os.path.join(directory, name) for name in names]
-        tables, aliases = cached_files(get_paths().cache_dir, "tools-6", files, build)
+        tables, aliases = cached_files(get_paths().cache_dir, "tools-7", files, build)
         _knowledge = Knowledge(dict(tables), aliases)
     return _knowledge
 
@@ -423,6 +432,10 @@ def _compile_table(table: dict, where: str) -> dict:
             compiled[key] = value
         else:
             raise ValueError(f"{where}: unknown key {key!r}")
+    for operation in compiled.get("read-only-operations", ()):  # `aws ec2 describe-vpcs --vpc-ids x`
+        if operation in compiled["sub"]:
+            raise ValueError(f"{where}: {operation} is a table and a read-only operation")
+        compiled["sub"][operation] = {"sub": {}, "read-only": True, "parameter-options": True, "max-operands": 0}
     from gatekeep.name.checks import CHECKS, LOSS_CHECKS
 
     unknown = (set(compiled.get("checks", ())) - set(CHECKS)) | (set(compiled.get("loss-checks", ())) - set(LOSS_CHECKS))
@@ -574,7 +587,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     unknown: list[str] = []
     effect, network = None, False
     while True:
-        parsed = parse(args, spec_of(table))
+        parsed = _parameters(args, table) if table.get("parameter-options") else parse(args, spec_of(table))
         network = network or table.get("needs-network", False)
         if parsed.first_operand >= 0 and args[parsed.first_operand] in table.get("network-subcommands", ()):
             network = True
@@ -601,12 +614,16 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         own = parsed if sub is None else parse(args[: parsed.first_operand], spec_of(table))
         known = known_options(table)
         if not table.get("dash-operands"):
-            unknown += [option for option, _ in own.options if option not in known]
+            parameters = table.get("parameter-options", False)
+            unknown += [o for o, _ in own.options if o not in known and not (parameters and o.startswith("--"))]
         if sub is None:
             break
         shown += " " + args[parsed.first_operand]
         table, args = sub, args[parsed.first_operand + 1 :]
     read_only = bool(table.get("read-only")) and not state and not writes and not unknown
+    if read_only and table.get("parameter-options"):  # `--cli-input-json file://x.json`: a file read and sent
+        prefixes = tuple(root.get("parameter-files", ()))
+        read_only = not (prefixes and any(v is not None and v.startswith(prefixes) for _, v in parsed.options))
     if read_only and "checks" in table and parsed.has(*table.get("program-options", ())):
         read_only = False  # `awk -f x.awk`, `sed -f x.sed`: a program nobody has seen, read from a file
     shapes = table.get("read-only-operands")
@@ -628,6 +645,42 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown),
         effect, changed, tuple(parsed.operands), tuple(o for o, _ in parsed.options), network,
     )  # fmt: skip
+
+
+def _parameters(args: list[str], table: dict) -> Parsed:
+    """`args` of a form whose `--long` options are parameters of the call it makes (aws's
+    `--instance-ids i-1 i-2`): an option the table names is read as its spec says; any other
+    `--long` one takes the words after it up to the next option (a list parameter takes several),
+    unless it is written `--name=value`; a single-dash option the table does not name stays a
+    flag, and so unknown."""
+    spec = spec_of(table)
+    options: list[tuple[str, str | None]] = []
+    operands: list[str] = []
+    first, i = -1, 0
+    while i < len(args):
+        word = args[i]
+        if word == "--" or not word.startswith("-") or word == "-":
+            if word == "--":
+                i += 1
+            first = i if first < 0 and i < len(args) else first
+            operands += args[i:] if word == "--" else [word]
+            if word == "--":
+                break
+            i += 1
+            continue
+        name, equals, value = word.partition("=")
+        if name.startswith("--") and name not in spec.long and not equals:
+            values = []
+            while i + 1 < len(args) and not args[i + 1].startswith("-"):
+                i += 1
+                values.append(args[i])
+            options += [(name, v) for v in values] or [(name, None)]
+            i += 1
+            continue
+        takes_value = name in spec.values and not equals and i + 1 < len(args)
+        options += parse(args[i : i + 2] if takes_value else [word], spec).options
+        i += 2 if takes_value else 1
+    return Parsed(options, operands, first)
 
 
 def _help_only(argv: list[str], root: dict) -> bool:
