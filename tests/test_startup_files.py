@@ -81,3 +81,16 @@ def test_other_tools_and_other_files_are_untouched(repo):
     assert decide("java -version", repo)[0] == "allow"
     assert decide("git status", repo)[0] == "allow"
     assert decide("node --version", repo)[0] == "allow"
+
+
+def test_the_users_own_file_in_the_home_directory_does_not_count():
+    """`~/.cargo/config.toml` is the user's own, not a repository's: a project below the home
+    directory is judged by the files between it and the home directory."""
+    home = Path.home()
+    project = home / "src" / "app"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    write(home / ".cargo" / "config.toml", "[build]\nrustc-wrapper = 'sccache'\n")
+    assert decide("cargo --version", project)[0] == "allow"
+    write(home / "src" / ".cargo" / "config.toml", "[build]\nrustc-wrapper = './x'\n")
+    decision, reason = decide("cargo --version", project)
+    assert decision == "ask" and f"starts by reading {home / 'src' / '.cargo' / 'config.toml'}" in reason

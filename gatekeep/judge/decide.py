@@ -245,11 +245,18 @@ def _unallowed(policy: Policy) -> str:
     return "deny" if policy.default == "deny" else "ask"
 
 
+def _holds(directory: str, home: str) -> bool:
+    """Whether `directory` is `home` or a directory above it."""
+    return bool(home) and (home == directory or home.startswith(directory.rstrip("/") + "/"))
+
+
 def _startup_file(normalized: Normalized, writes: WriteContext) -> str | None:
     """A file the command's tool reads at every start (`startup-files`: mvn's `.mvn/jvm.config`, a
     Rails app's `bin/rails`) found in the directory it runs in or one above, shown as found; None
     where there is none, or the tool has no such files. Such a file comes with the repository and
-    can name code to run, so even `mvn --version` runs the repository's code there."""
+    can name code to run, so even `mvn --version` runs the repository's code there. The home
+    directory and those above it are not a repository's: the user's own `~/.cargo/config.toml`
+    does not count (a line that writes one is judged as a write outside the tree)."""
     from gatekeep.name.knowledge import startup_files
 
     form = normalized.allow_form or normalized.command.argv
@@ -260,6 +267,8 @@ def _startup_file(normalized: Normalized, writes: WriteContext) -> str | None:
         if place is None:  # after a `cd` to a directory known only when it runs: any file may be there
             return f"{' or '.join(sorted(names))} wherever it runs"
         for directory in upward(posixpath.normpath(posixpath.join(writes.cwd, place))):
+            if _holds(directory, writes.home):
+                break  # the home directory, or above it: the user's own files
             for name in sorted(names):
                 candidate = posixpath.join(directory, name)
                 if os.path.lexists(candidate):
