@@ -115,6 +115,7 @@ LIST_KEYS = (
     "network-subcommands",
     "read-only-operations",
     "parameter-files",
+    "jq-options",
 )
 BOOL_KEYS = (
     "program-operand",
@@ -174,6 +175,7 @@ SCHEMA = {
     " each is a table of its own with no operand",
     "parameter-options": "every `--long` option is a parameter of the call the form makes, sent to the service (aws's"
     " operations): a value follows it unless another option does; it is no unknown option",
+    "jq-options": "options whose value is a jq program, which shows a secret as jq's does (`gh … --jq env`)",
     "parameter-files": "prefixes of a parameter's value that make the tool read a file and send it"
     " (`file://`, `@`): such a form is not read-only",
     "read-only-if": "options that make the form read-only (`git branch --list`)",
@@ -607,6 +609,8 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         )
         if not secret and "secret" in table and (parsed.has(*options) if options else True) and not spared:
             secret = f"{shown}: {table['secret']}"
+        if not secret and "jq-options" in root:  # `gh api user --jq env`: jq's environment, GH_TOKEN and all
+            secret = _jq_secret(parsed.values(*root["jq-options"]), shown)
         if not secret and "secret-bare" in table and not spared and not _named(table, parsed.operands):
             secret = f"{shown}: {table['secret-bare']}"  # `env`, `printenv`, `export -p`: all of it
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
@@ -681,6 +685,17 @@ def _parameters(args: list[str], table: dict) -> Parsed:
         options += parse(args[i : i + 2] if takes_value else [word], spec).options
         i += 2 if takes_value else 1
     return Parsed(options, operands, first)
+
+
+def _jq_secret(programs: list[str], shown: str) -> str | None:
+    """Why a jq program given to another tool shows a secret, judged by jq's own `secret-operands`
+    (`env`, `$ENV`), or None."""
+    if not programs:
+        return None
+    jq = load_knowledge().table("jq")
+    kinds = jq[1].get("secret-operands", frozenset()) if jq else frozenset()
+    shown_env = [p for p in programs if _secret_operand(p, kinds)]
+    return f"{shown}: its jq program {shown_env[0]} prints the environment" if shown_env else None
 
 
 def _help_only(argv: list[str], root: dict) -> bool:
