@@ -52,6 +52,10 @@ LINES = [
     ("python3 -c 'print(1)'", True),
     ("PYTHONPATH=. python3 reproduce.py", True),  # what the variable makes run is contained too
     ("PYTHONPATH=src LD_PRELOAD=./x.so pytest -q", True),
+    ('PYTHONWARNINGS="ignore::pytest.PytestRemovedIn8Warning" pytest -q', True),  # imports a module by name
+    ("timeout 5s env PYTHONPATH=. python3 reproduce.py", True),  # set by a wrapper for the command inside
+    ("env GIT_SSH_COMMAND='rm -rf build' git status", False),
+    ("env PYTHONPATH=. cat .env", False),
     ("PYTHONPATH=. cat .env", False),  # a secret, whatever else
     ("PYTHONPATH=. rm -rf ~/old", False),
     # the sandbox's shell is the line's own: an export there ends with it
@@ -67,6 +71,8 @@ LINES = [
     ("frobnicate --all", True),
     ("python3 -u reproduce.py", True),
     ("python3 -Z reproduce.py", False),  # an option the data does not know, of a tool it knows
+    ("patch -p1 < fix.patch", True),  # the files its patch names: held to the tree
+    ("patch -e -p1 < fix.patch", False),  # an ed script, which can run commands: not an option it knows
     ("sudo frobnicate", False),
     ("cat > fix.py <<'EOF'\nprint(2)\nEOF\npython3 fix.py", True),
     ("cat .env", False),  # a secret: a sandbox that hides it would not make it safe
@@ -284,10 +290,10 @@ def test_no_question_offers_containment_without_bubblewrap(shell_home, name):
 
 
 # a word's part after `=` is judged as a path, whatever comes before it: `-Wl,--version-script=`
-# and `curl -F name/x=@.env` read files too. So sed's `s/>/>=/` "reads /", the root directory that
-# holds /proc/*/environ, and asks: a script sed would read is for sedscript.py to judge (not yet)
+# and `curl -F name/x=@.env` read files too. A sed script is text, judged by sedscript.py: its
+# `s/>/>=/` names no file, its `r .env` reads one
 READ_PIECES = [
-    ("sed -i 's/>/>=/' reproduce.py", "ask"),
+    ("sed -i '1r .env' reproduce.py", "ask"),
     ("gcc -Wl,--version-script=.env x.c", "ask"),
     ("curl -F name/x=@.env http://127.0.0.1:8000/", "ask"),
     ("dd if=.env of=copy", "ask"),

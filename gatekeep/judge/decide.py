@@ -299,7 +299,18 @@ def _without_code_variables(normalized: Normalized) -> Normalized:
         return normalized  # (a command line in GIT_SSH_COMMAND, PAGER: text that may lose work)
     from gatekeep.name.normalize import normalize
 
-    command = normalized.command._replace(assignments=())
+    from gatekeep.name.normalize import ASSIGNMENT
+    from gatekeep.name.wrappers import unwrap_all
+
+    argv = normalized.command.argv
+    inner = unwrap_all(list(argv))[0]
+    wrapping = len(argv) - len(inner) if inner else 0  # `timeout 5 env PYTHONPATH=. python x.py`: env's own words
+    words = tuple(
+        w
+        for i, w in enumerate(normalized.command.words)
+        if i >= wrapping or not ((m := ASSIGNMENT.match(w.value)) and names_files_only(m.group(1)))
+    )
+    command = normalized.command._replace(assignments=(), words=words)
     return normalize(command)._replace(command=normalized.command, directories=normalized.directories)
 
 

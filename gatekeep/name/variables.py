@@ -54,12 +54,14 @@ def changes_what_runs(name: str) -> bool:
 
 
 # Of those, the ones whose value only names files and directories (search paths, libraries,
-# start-up files) or options that load them: in the sandbox, where what they name is held as the
+# start-up files), options that load them, or modules imported by name (PYTHONWARNINGS' categories,
+# PYTHONBREAKPOINT's callable): in the sandbox, where what they name is held as the
 # command is, they may be set (judge/decide.py). Not the ones whose value is a command line
 # (GIT_SSH_COMMAND, PAGER, EDITOR, GIT_EXTERNAL_DIFF, LESSOPEN…): what it would run is text
 # gatekeep does not judge, which may lose work in the tree.
 _NAMES_FILES = frozenset(
-    "PATH CDPATH PYTHONPATH PYTHONHOME PYTHONUSERBASE NODE_PATH NODE_OPTIONS PERL5LIB PERLLIB RUBYLIB CLASSPATH "
+    "PATH CDPATH PYTHONPATH PYTHONHOME PYTHONUSERBASE PYTHONWARNINGS PYTHONBREAKPOINT NODE_PATH NODE_OPTIONS PERL5LIB "
+    "PERLLIB RUBYLIB CLASSPATH "
     "LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV ZDOTDIR HISTFILE INPUTRC GIT_DIR GIT_WORK_TREE".split()
 )
 
