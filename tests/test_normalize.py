@@ -72,6 +72,11 @@ def test_an_unknown_wrapper_option_makes_every_later_word_a_candidate():
         ("npm_config_script_shell=/tmp/x npm test", None, "npm_config_script_shell="),
         ("DYLD_INSERT_LIBRARIES=x ls", None, "DYLD_INSERT_LIBRARIES="),
         ("env PAGER='sh -c id' git log", "env PAGER=sh -c id git log", "PAGER="),
+        ("GREP=id zgrep x f.gz", None, "GREP="),  # zgrep runs ${GREP-grep}
+        ("DIFF=id zdiff a.gz b.gz", None, "DIFF="),
+        ("MANOPT='-P id' man ls", None, "MANOPT="),
+        ("LESS='-k keys' less f", None, "LESS="),
+        ("TAR_OPTIONS=--to-command=id tar -tf x.tar", None, "TAR_OPTIONS="),
         ("sudo git status", "sudo git status", None),
         ("timeout --bogus 5 git status", None, "option gatekeep does not know"),
         ("$GIT status", None, "computed at run time"),

@@ -15,7 +15,15 @@ sets one of these for the rest of the session (`export PATH=…`) meets the buil
 from __future__ import annotations
 
 # which program runs, or where the shell looks for it
-_PROGRAMS = "PATH CDPATH SHELL EDITOR VISUAL PAGER MANPAGER BROWSER SSH_ASKPASS SUDO_ASKPASS TERMINAL"
+_PROGRAMS = (
+    "PATH CDPATH SHELL EDITOR VISUAL PAGER MANPAGER BROWSER SSH_ASKPASS SUDO_ASKPASS TERMINAL "
+    # the programs gzip's, xz's and zstd's scripts run (zgrep, zdiff, zcmp: ${GREP-grep}), man's
+    # options (-P PAGER), bat's pager
+    "GREP EGREP FGREP DIFF CMP ZCAT MANOPT MANROFFOPT BAT_PAGER"
+)
+# the options and key bindings a program reads from the environment, which can run commands
+# (less's `!`, a lesskey file, tar's --to-command and --use-compress-program, more's)
+_OPTIONS = "LESS LESSKEY LESSKEYIN LESSKEY_CONTENT LESSKEY_SYSTEM MORE TAR_OPTIONS BAT_CONFIG_PATH"
 # what the shell itself runs or expands, at start-up or at each prompt
 _SHELL = "BASH_ENV ENV IFS PS1 PS2 PS3 PS4 PROMPT_COMMAND SHELLOPTS BASHOPTS ZDOTDIR HISTFILE INPUTRC"
 # where programs find the settings that can name programs (~/.gitconfig, ~/.npmrc, ~/.curlrc…)
@@ -39,7 +47,7 @@ _GIT = "GIT_*"
 # package managers: the shell their scripts run in, where they install from
 _PACKAGES = "npm_config_* NPM_CONFIG_* YARN_* PIP_* UV_* POETRY_* PNPM_*"
 
-_NAMES = " ".join((_PROGRAMS, _SHELL, _SETTINGS, _LINKER, _INTERPRETERS, _BUILDS, _GIT, _PACKAGES)).split()
+_NAMES = " ".join((_PROGRAMS, _OPTIONS, _SHELL, _SETTINGS, _LINKER, _INTERPRETERS, _BUILDS, _GIT, _PACKAGES)).split()
 _EXACT = frozenset(n for n in _NAMES if not n.endswith("*"))
 _PREFIXES = tuple(n[:-1] for n in _NAMES if n.endswith("*"))
 _GIT_PEOPLE = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME")
