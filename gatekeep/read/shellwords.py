@@ -33,7 +33,8 @@ _EXPANSION_START = lazy(r"[A-Za-z_0-9{(\[@*#?$!-]")
 # `$~x`, `$=x`, `$^x`, `$+x`: literal text to bash, expansions with flags to zsh
 _ZSH_FLAG_START = lazy(r"[~=^+](?:[A-Za-z_{]|$)")
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
-_BRACE_EXPANSION = lazy(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+# (a word's source holds no unquoted blank: one inside braces is escaped or quoted, `{\ ,/}`, and bash expands it)
+_BRACE_EXPANSION = lazy(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 
 _ANSI_C_SIMPLE = {
     "a": "\a",
