@@ -636,8 +636,8 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
 
         read_only = all(any(fnmatchcase(w, shape) for shape in shapes) for w in parsed.operands)
     if read_only and len(parsed.operands) > table.get("max-operands", len(parsed.operands)):
-        read_only = parsed.has(*table.get("read-only-if", ()))  # `git branch NAME` makes one, `git branch -l X` lists
-    elif not read_only and not state and not writes and not unknown and parsed.has(*table.get("read-only-if", ())):
+        read_only = _affirmed(parsed, table.get("read-only-if", ()))  # `git branch NAME` makes one, `git branch -l X` lists
+    elif not read_only and not state and not writes and not unknown and _affirmed(parsed, table.get("read-only-if", ())):
         read_only = True
     if not read_only and args and set(args) <= HELP and not state:
         read_only = True
@@ -649,6 +649,15 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
         read_only, loss, loss_class if loss else None, secret, tuple(writes), tuple(removes), tuple(unknown),
         effect, changed, tuple(parsed.operands), tuple(o for o, _ in parsed.options), network,
     )  # fmt: skip
+
+
+# a flag's value that turns it off, as Go's flag package takes it (`terraform fmt -check=false` writes)
+_OFF = frozenset({"false", "f", "0", "no", "off"})
+
+
+def _affirmed(parsed: Parsed, options) -> bool:
+    """Whether one of `options` is given and not turned off by its value (`-check=false`)."""
+    return any(o in options and (v is None or v.lower() not in _OFF) for o, v in parsed.options)
 
 
 def _parameters(args: list[str], table: dict) -> Parsed:
