@@ -77,6 +77,7 @@ def test_an_unknown_wrapper_option_makes_every_later_word_a_candidate():
         ("MANOPT='-P id' man ls", None, "MANOPT="),
         ("LESS='-k keys' less f", None, "LESS="),
         ("TAR_OPTIONS=--to-command=id tar -tf x.tar", None, "TAR_OPTIONS="),
+        ("COMPILER_PATH=./x gcc -v", None, "COMPILER_PATH="),  # gcc looks for cc1, as and ld there
         ("sudo git status", "sudo git status", None),
         ("timeout --bogus 5 git status", None, "option gatekeep does not know"),
         ("$GIT status", None, "computed at run time"),
