@@ -816,8 +816,8 @@ def read_operands(argv: list[str]) -> list[str]:
 
 
 # a format that may show everything, the environment included (`{{json .}}`, `{{.Config}}`, `{{printf "%v" .}}`:
-# a dot that picks no field)
-_SHOWS_ALL = lazy(r"(?i)env|config|json|(?<![\w\]])\.(?![\w.])|^\s*$")
+# a dot that picks no field); a service's or task's `.Spec` and a plugin's `.Settings` hold the environment too
+_SHOWS_ALL = lazy(r"(?i)env|config|json|spec|settings|(?<![\w\]])\.(?![\w.])|^\s*$")
 
 
 def _secret_operand(word: str, kinds: frozenset[str]) -> bool:
