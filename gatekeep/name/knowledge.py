@@ -511,6 +511,10 @@ def _judge(name: str, table: dict, root: dict, args: list[str], fed: bool, shown
     return None
 
 
+# a setting given as KEY=VALUE, its key a dotted name (`build.jobs=4`); anything else is a file's name
+_KEY_VALUE = lazy(r"[A-Za-z0-9_.-]+=")
+
+
 def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str, args: list[str]) -> str | None:
     optional = table.get("optional-value-options", frozenset())
     for option, value in parsed.options:
@@ -535,7 +539,7 @@ def _judge_parsed(table: dict, root: dict, parsed: Parsed, fed: bool, shown: str
     keys = root.get("code-keys", ())
     for option in table.get("config-options", ()):
         for setting in parsed.values(option):
-            if root.get("config-files") and "=" not in setting:  # `cargo --config x.toml`
+            if root.get("config-files") and not _KEY_VALUE.match(setting):  # `cargo --config x.toml`, `./a=b.conf`
                 return f"{shown} reads settings from {setting}, which can name programs to run ({option})"
             key = _setting_key(setting)
             from gatekeep.name.checks import code_key  # only when a config option is given
