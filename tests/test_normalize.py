@@ -78,6 +78,8 @@ def test_an_unknown_wrapper_option_makes_every_later_word_a_candidate():
         ("LESS='-k keys' less f", None, "LESS="),
         ("TAR_OPTIONS=--to-command=id tar -tf x.tar", None, "TAR_OPTIONS="),
         ("COMPILER_PATH=./x gcc -v", None, "COMPILER_PATH="),  # gcc looks for cc1, as and ld there
+        ("KUBECONFIG=./k.yaml kubectl get pods", None, "KUBECONFIG="),  # an exec plugin runs
+        ("AWS_CONFIG_FILE=./c aws s3 ls", None, "AWS_CONFIG_FILE="),  # credential_process runs
         ("sudo git status", "sudo git status", None),
         ("timeout --bogus 5 git status", None, "option gatekeep does not know"),
         ("$GIT status", None, "computed at run time"),

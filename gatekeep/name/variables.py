@@ -27,7 +27,12 @@ _OPTIONS = "LESS LESSKEY LESSKEYIN LESSKEY_CONTENT LESSKEY_SYSTEM MORE TAR_OPTIO
 # what the shell itself runs or expands, at start-up or at each prompt
 _SHELL = "BASH_ENV ENV IFS PS1 PS2 PS3 PS4 PROMPT_COMMAND SHELLOPTS BASHOPTS ZDOTDIR HISTFILE INPUTRC"
 # where programs find the settings that can name programs (~/.gitconfig, ~/.npmrc, ~/.curlrc…)
-_SETTINGS = "HOME XDG_CONFIG_HOME XDG_CONFIG_DIRS XDG_DATA_HOME XDG_DATA_DIRS CURL_HOME WGETRC GNUPGHOME"
+_SETTINGS = (
+    "HOME XDG_CONFIG_HOME XDG_CONFIG_DIRS XDG_DATA_HOME XDG_DATA_DIRS CURL_HOME WGETRC GNUPGHOME "
+    # a kubeconfig's exec plugin, aws's credential_process, terraform's dev_overrides, an rclone
+    # remote's ssh command, a docker credential helper: files that name programs the tool runs
+    "KUBECONFIG AWS_CONFIG_FILE TF_CLI_CONFIG_FILE RCLONE_CONFIG DOCKER_CONFIG CLOUDSDK_CONFIG"
+)
 # what the dynamic linker loads into every program
 _LINKER = "LD_* DYLD_*"
 # code an interpreter loads or runs before the program
@@ -69,7 +74,8 @@ def changes_what_runs(name: str) -> bool:
 # gatekeep does not judge, which may lose work in the tree.
 _NAMES_FILES = frozenset(
     "PATH CDPATH PYTHONPATH PYTHONHOME PYTHONUSERBASE PYTHONWARNINGS PYTHONBREAKPOINT NODE_PATH NODE_OPTIONS PERL5LIB "
-    "PERLLIB RUBYLIB CLASSPATH COMPILER_PATH GCC_EXEC_PREFIX "
+    "PERLLIB RUBYLIB CLASSPATH COMPILER_PATH GCC_EXEC_PREFIX KUBECONFIG AWS_CONFIG_FILE TF_CLI_CONFIG_FILE "
+    "RCLONE_CONFIG DOCKER_CONFIG CLOUDSDK_CONFIG "
     "LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV ZDOTDIR HISTFILE INPUTRC GIT_DIR GIT_WORK_TREE".split()
 )
 
