@@ -298,12 +298,10 @@ def _without_code_variables(normalized: Normalized) -> Normalized:
     if not all(names_files_only(name) for name in named):
         return normalized  # (a command line in GIT_SSH_COMMAND, PAGER: text that may lose work)
     from gatekeep.name.normalize import normalize
-
-    from gatekeep.name.normalize import ASSIGNMENT
-    from gatekeep.name.wrappers import unwrap_all
+    from gatekeep.name.wrappers import ASSIGNMENT, unwrap_all
 
     argv = normalized.command.argv
-    inner = unwrap_all(list(argv))[0]
+    inner = unwrap_all(argv)[0]
     wrapping = len(argv) - len(inner) if inner else 0  # `timeout 5 env PYTHONPATH=. python x.py`: env's own words
     words = tuple(
         w

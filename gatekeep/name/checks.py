@@ -33,7 +33,7 @@ _CODE_KEY_PATTERNS: dict = {}
 
 # ---------------------------------------------------------------------------
 
-def _programs(parsed: Parsed, inline: tuple[str, ...], files: tuple[str, ...]) -> list[str]:
+def program_texts(parsed: Parsed, inline: tuple[str, ...], files: tuple[str, ...]) -> list[str]:
     """The program texts given inline (`sed -e S`, `awk -e P`), else the first operand unless a
     program file is given."""
     given = parsed.values(*inline)
@@ -43,7 +43,7 @@ def _programs(parsed: Parsed, inline: tuple[str, ...], files: tuple[str, ...]) -
 def _sed_script(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
     from gatekeep.name import sedscript
 
-    for script in _programs(parsed, ("-e", "--expression"), ("-f", "--file")):
+    for script in program_texts(parsed, ("-e", "--expression"), ("-f", "--file")):
         read = sedscript.read(script)
         if read.unreadable:
             return f"{shown} has a script gatekeep cannot read as sed, which could run a command (e)"
@@ -53,7 +53,7 @@ def _sed_script(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str 
 
 
 def _awk_program(parsed: Parsed, shown: str, root: dict, args: list[str]) -> str | None:
-    for program in _programs(parsed, ("-e", "--source"), ("-f", "--file", "-E", "--exec")):
+    for program in program_texts(parsed, ("-e", "--source"), ("-f", "--file", "-E", "--exec")):
         why = _awk_effect(program)
         if why:
             return f"{shown} {why}"

@@ -593,7 +593,7 @@ def form_of(argv: list[str], fed: str | None = None) -> Form:
     unknown: list[str] = []
     effect, network = None, False
     while True:
-        parsed = _parameters(args, table) if table.get("parameter-options") else parse(args, spec_of(table))
+        parsed = _parse(args, table)
         network = network or table.get("needs-network", False)
         if parsed.first_operand >= 0 and args[parsed.first_operand] in table.get("network-subcommands", ()):
             network = True
@@ -664,6 +664,12 @@ def _affirmed(parsed: Parsed, options) -> bool:
     return any(o in options and (v is None or v.lower() not in _OFF) for o, v in parsed.options)
 
 
+def _parse(args: list[str], table: dict) -> Parsed:
+    """`args` read by the options of `table`, a form's whose `--long` options are its call's
+    parameters (`parameter-options`) as _parameters reads them."""
+    return _parameters(args, table) if table.get("parameter-options") else parse(args, spec_of(table))
+
+
 def _parameters(args: list[str], table: dict) -> Parsed:
     """`args` of a form whose `--long` options are parameters of the call it makes (aws's
     `--instance-ids i-1 i-2`): an option the table names is read as its spec says; any other
@@ -676,16 +682,16 @@ def _parameters(args: list[str], table: dict) -> Parsed:
     first, i = -1, 0
     while i < len(args):
         word = args[i]
-        if word == "--" or not word.startswith("-") or word == "-":
-            if word == "--":
-                i += 1
-            first = i if first < 0 and i < len(args) else first
-            operands += args[i:] if word == "--" else [word]
-            if word == "--":
-                break
+        if word == "--":  # the rest are operands
+            first = i + 1 if first < 0 and i + 1 < len(args) else first
+            operands += args[i + 1 :]
+            break
+        if word == "-" or not word.startswith("-"):
+            first = i if first < 0 else first
+            operands.append(word)
             i += 1
             continue
-        name, equals, value = word.partition("=")
+        name, equals, _ = word.partition("=")
         if name.startswith("--") and name not in spec.long and not equals:
             values = []
             while i + 1 < len(args) and not args[i + 1].startswith("-"):
@@ -807,12 +813,10 @@ def _given(parsed: Parsed, options) -> bool:
 def read_operands(argv: list[str]) -> list[str]:
     """The operands the data says the form only reads: those beside its written ones (`cp A B`
     reads A: write-operands = "last"), and all of them when its table says `reads-operands`."""
-    found = load_knowledge().table(argv[0]) if argv else None
-    if found is None:
+    deepest = _deepest(argv)
+    if deepest is None:
         return []
-    table, parsed = None, None
-    for table, parsed in _down(found[1], argv[1:]):
-        pass
+    table, parsed = deepest
     if table.get("reads-operands"):
         return list(parsed.operands)
     written = _written_operands(table.get("write-operands"), parsed.operands)
@@ -990,10 +994,10 @@ def program_strings(argv: list[str]) -> list[str]:
     if found is None or not found[1].get("program-strings"):
         return []
     table = found[1]
-    parsed = parse(argv[1:], spec_of(table))
-    programs = parsed.values("-e", "--source", "--expression")  # awk's and sed's inline program options
-    if not programs and not parsed.has(*table.get("program-options", ())):
-        programs = parsed.operands[:1]
+    from gatekeep.name.checks import program_texts
+
+    parsed = parse(argv[1:], spec_of(table))  # awk's and sed's inline program options
+    programs = program_texts(parsed, ("-e", "--source", "--expression"), tuple(table.get("program-options", ())))
     if "sed-script" in table.get("checks", ()):  # sed's `r FILE`, `R FILE`
         from gatekeep.name import sedscript
 
@@ -1004,12 +1008,10 @@ def program_strings(argv: list[str]) -> list[str]:
 def pattern_operand(argv: list[str]) -> str | None:
     """The form's pattern operand (grep's pattern, sed's script), text matched or run, never a
     file, when its table says `pattern-operand` and no pattern option stands in for it."""
-    found = load_knowledge().table(argv[0]) if argv else None
-    if found is None:
+    deepest = _deepest(argv)
+    if deepest is None:
         return None
-    table, parsed = None, None
-    for table, parsed in _down(found[1], argv[1:]):
-        pass
+    table, parsed = deepest
     if not table.get("pattern-operand") or parsed.has(*table.get("pattern-options", ())) or not parsed.operands:
         return None
     return parsed.operands[0]
@@ -1045,12 +1047,24 @@ def _old_style(table: dict, args: list[str]) -> list[str]:
     return out + rest
 
 
+def _deepest(argv: list[str]) -> tuple[dict, Parsed] | None:
+    """(table, parsed arguments) of the last subcommand `argv` names (_down), or None for a tool
+    the data does not know."""
+    found = load_knowledge().table(argv[0]) if argv else None
+    if found is None:
+        return None
+    deepest = None
+    for deepest in _down(found[1], argv[1:]):
+        pass
+    return deepest
+
+
 def _down(table: dict, args: list[str]):
     """(table, parsed arguments) of the tool and of each subcommand named in turn (`docker compose
     up` -> docker's, compose's, up's), each reading the words after its subcommand's name."""
     args = _old_style(table, args)
     while True:
-        parsed = parse(args, spec_of(table))
+        parsed = _parse(args, table)
         yield table, parsed
         sub = table["sub"].get(args[parsed.first_operand]) if parsed.first_operand >= 0 and table["sub"] else None
         if sub is None:
